@@ -1,0 +1,67 @@
+//! Typed errors of the core library: every bad input a user can give becomes one of these,
+//! never a panic.
+
+use thiserror::Error;
+
+/// Everything that can go wrong while loading games or reading user input.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Error {
+    /// Word lists come from user files; the line number lets them fix the file.
+    #[error("{list}: line {line} is not valid UTF-8")]
+    InvalidUtf8 { list: String, line: usize },
+    /// A list that is empty after blank lines are removed cannot define a game.
+    #[error("{list}: the list is empty")]
+    EmptyList { list: String },
+    /// The same word twice would silently double-count an answer.
+    #[error("{list}: {word:?} appears twice (lines {first} and {second})")]
+    Duplicate {
+        list: String,
+        word: String,
+        first: usize,
+        second: usize,
+    },
+    /// Answers fill the whole board.
+    #[error("{list}: line {line}: answer {word:?} has {len} letters, answers must have exactly {board}")]
+    AnswerLength {
+        list: String,
+        line: usize,
+        word: String,
+        len: usize,
+        board: usize,
+    },
+    /// Guesses may be shorter than the board but never longer.
+    #[error("{list}: line {line}: {word:?} has {len} letters, more than the board's {board}")]
+    GuessTooLong {
+        list: String,
+        line: usize,
+        word: String,
+        len: usize,
+        board: usize,
+    },
+    /// Letters are stored in one byte each.
+    #[error("the word lists use more than 255 distinct letters")]
+    TooManyLetters,
+    /// The game's tries must allow at least one guess.
+    #[error("tries must be between 1 and 64, got {0}")]
+    BadTries(u32),
+    /// A word the user typed is not an allowed guess of this game.
+    #[error("{0:?} is not an allowed guess in this game")]
+    UnknownWord(String),
+    /// A pattern the user typed could not be read.
+    #[error("cannot read pattern {text:?}: {why}")]
+    BadPattern { text: String, why: String },
+    /// A history step whose clues no answer fits; `step` is 1-based.
+    #[error("step {step} ({guess} {pattern}): {why}")]
+    InconsistentHistory {
+        step: usize,
+        guess: String,
+        pattern: String,
+        why: String,
+    },
+    /// Preset names and generation ranges are typed by users.
+    #[error("unknown game {name:?}: {why}")]
+    UnknownGame { name: String, why: String },
+}
+
+/// Result alias used throughout the core library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

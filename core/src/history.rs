@@ -1,0 +1,96 @@
+//! What the player has seen so far, and the answers that still fit it.
+
+use crate::error::{Error, Result};
+use crate::game::{AnswerId, Game, GuessId};
+use crate::pattern::Pattern;
+use crate::table::FeedbackTable;
+
+/// One played guess and the colours the game showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Step {
+    /// The guess typed.
+    pub guess: GuessId,
+    /// The feedback shown.
+    pub pattern: Pattern,
+}
+
+impl Step {
+    /// Reads `WORD=PATTERN` (also `WORD:PATTERN` or `WORD PATTERN`), pattern in any style.
+    pub fn parse(game: &Game, text: &str) -> Result<Step> {
+        let (word, pattern) = text
+            .split_once(['=', ':', ' '])
+            .ok_or_else(|| Error::BadPattern {
+                text: text.to_string(),
+                why: "write each step as WORD=PATTERN, e.g. レントラー=灰灰灰灰緑".into(),
+            })?;
+        let guess = game.find_guess(word)?;
+        let len = game.guesses()[guess as usize].len();
+        Ok(Step {
+            guess,
+            pattern: Pattern::parse(pattern, len)?,
+        })
+    }
+
+    /// `WORD=PATTERN` in the game's style.
+    pub fn display(&self, game: &Game) -> String {
+        let len = game.guesses()[self.guess as usize].len();
+        format!(
+            "{}={}",
+            game.guess_text(self.guess),
+            self.pattern.format(len, game.style())
+        )
+    }
+}
+
+/// The answers consistent with every step, in answer order.
+///
+/// A step no remaining answer fits is an error naming that step, and saying whether the game
+/// could ever show that pattern for that guess.
+pub fn filter(game: &Game, table: &FeedbackTable, steps: &[Step]) -> Result<Vec<AnswerId>> {
+    let mut candidates = game.all_answers();
+    for (index, step) in steps.iter().enumerate() {
+        let error = |why: String| Error::InconsistentHistory {
+            step: index + 1,
+            guess: game.guess_text(step.guess).to_string(),
+            pattern: step
+                .pattern
+                .format(game.guesses()[step.guess as usize].len(), game.style()),
+            why,
+        };
+        if index > 0 && steps[index - 1].pattern.is_win() {
+            return Err(error("the game was already won at the step before".into()));
+        }
+        candidates.retain(|&a| table.get(step.guess, a) == step.pattern);
+        if candidates.is_empty() {
+            let possible = (0..game.answers().len() as AnswerId)
+                .any(|a| table.get(step.guess, a) == step.pattern);
+            let why = if possible {
+                "no answer fits this step together with the earlier ones"
+            } else {
+                "the game never shows this pattern for this guess"
+            };
+            return Err(error(why.into()));
+        }
+    }
+    Ok(candidates)
+}
+
+/// Splits `candidates` by the pattern `guess` shows; parts are in pattern order and the
+/// winning part, if any, is included.
+pub fn partition(
+    table: &FeedbackTable,
+    guess: GuessId,
+    candidates: &[AnswerId],
+) -> Vec<(Pattern, Vec<AnswerId>)> {
+    let row = table.row(guess);
+    let mut parts: Vec<Vec<AnswerId>> = vec![Vec::new(); crate::pattern::PATTERNS];
+    for &a in candidates {
+        parts[row[a as usize] as usize].push(a);
+    }
+    parts
+        .into_iter()
+        .enumerate()
+        .filter(|(_, part)| !part.is_empty())
+        .map(|(code, part)| (Pattern(code as u8), part))
+        .collect()
+}

@@ -1,0 +1,24 @@
+//! hakase-core: the pure, synchronous heart of hakase.
+//!
+//! Game rules and word lists ([`game`], [`presets`]), the feedback rule and table
+//! ([`pattern`], [`table`]), analyses and heuristic strategies ([`entropy`], [`strategy`]),
+//! strategy trees and their evaluation ([`tree`]) and charts ([`chart`]). No I/O beyond
+//! decoding embedded data, no printing, no async.
+
+pub mod alphabet;
+pub mod chart;
+pub mod entropy;
+pub mod error;
+pub mod game;
+pub mod history;
+pub mod pattern;
+pub mod presets;
+pub mod strategy;
+pub mod table;
+pub mod tree;
+pub mod word;
+
+pub use error::{Error, Result};
+pub use game::{AnswerId, Game, GuessId, WordListInput};
+pub use pattern::{feedback, Cell, Pattern, PatternStyle};
+pub use table::FeedbackTable;

@@ -1,0 +1,68 @@
+//! Words as fixed arrays of letter ids, so feedback is computed without touching strings.
+
+use crate::alphabet::Alphabet;
+use crate::error::{Error, Result};
+
+/// The board width of every supported game.
+pub const BOARD: usize = 5;
+
+/// A guess or answer: up to [`BOARD`] letter ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Word {
+    letters: [u8; BOARD],
+    len: u8,
+}
+
+impl Word {
+    /// Encodes `text`, letter by letter (a letter is one Unicode scalar value).
+    ///
+    /// The caller has checked the length against the board.
+    pub(crate) fn encode(text: &str, alphabet: &mut Alphabet) -> Result<Word> {
+        let mut letters = [0u8; BOARD];
+        let mut len = 0;
+        for (slot, ch) in letters.iter_mut().zip(text.chars()) {
+            *slot = alphabet.intern(ch)?;
+            len += 1;
+        }
+        Ok(Word { letters, len })
+    }
+
+    /// The letter ids actually used (`len()` of them).
+    pub fn letters(&self) -> &[u8] {
+        &self.letters[..usize::from(self.len)]
+    }
+
+    /// Number of letters.
+    pub fn len(&self) -> usize {
+        usize::from(self.len)
+    }
+
+    /// Never true for a word of a game; present for API completeness.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// Reads a word list file: one word per line, UTF-8, BOM and CRLF accepted, blank lines and
+/// surrounding spaces ignored. Returns each word with its 1-based line number.
+pub fn read_word_list(bytes: &[u8], list: &str) -> Result<Vec<(usize, String)>> {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let mut words = Vec::new();
+    for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = index + 1;
+        let text = std::str::from_utf8(raw).map_err(|_| Error::InvalidUtf8 {
+            list: list.to_string(),
+            line,
+        })?;
+        let text = text.trim();
+        if !text.is_empty() {
+            words.push((line, text.to_string()));
+        }
+    }
+    if words.is_empty() {
+        return Err(Error::EmptyList {
+            list: list.to_string(),
+        });
+    }
+    Ok(words)
+}

@@ -1,0 +1,1 @@
+//! hakase-device (filled by later issues).

@@ -1,0 +1,1 @@
+//! hakase-proto (filled by later issues).

@@ -1,0 +1,1 @@
+//! hakase-tests (filled by later issues).

@@ -1,0 +1,1 @@
+//! hakase-worker (filled by later issues).
