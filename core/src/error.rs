@@ -21,7 +21,9 @@ pub enum Error {
         second: usize,
     },
     /// Answers fill the whole board.
-    #[error("{list}: line {line}: answer {word:?} has {len} letters, answers must have exactly {board}")]
+    #[error(
+        "{list}: line {line}: answer {word:?} has {len} letters, answers must have exactly {board}"
+    )]
     AnswerLength {
         list: String,
         line: usize,
@@ -47,6 +49,9 @@ pub enum Error {
     /// A word the user typed is not an allowed guess of this game.
     #[error("{0:?} is not an allowed guess in this game")]
     UnknownWord(String),
+    /// A word that may be guessed but is never the answer, where an answer is required.
+    #[error("{0:?} is an allowed guess but never the answer in this game")]
+    NotAnAnswer(String),
     /// A pattern the user typed could not be read.
     #[error("cannot read pattern {text:?}: {why}")]
     BadPattern { text: String, why: String },

@@ -207,7 +207,7 @@ impl Game {
     pub fn find_answer(&self, text: &str) -> Result<AnswerId> {
         let guess = self.find_guess(text)?;
         self.guess_as_answer(guess)
-            .ok_or_else(|| Error::UnknownWord(format!("{text} (allowed, but never the answer)")))
+            .ok_or_else(|| Error::NotAnAnswer(text.trim().to_string()))
     }
 
     /// All answer ids: the candidate set before any guess.

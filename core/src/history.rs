@@ -17,12 +17,12 @@ pub struct Step {
 impl Step {
     /// Reads `WORD=PATTERN` (also `WORD:PATTERN` or `WORD PATTERN`), pattern in any style.
     pub fn parse(game: &Game, text: &str) -> Result<Step> {
-        let (word, pattern) = text
-            .split_once(['=', ':', ' '])
-            .ok_or_else(|| Error::BadPattern {
-                text: text.to_string(),
-                why: "write each step as WORD=PATTERN, e.g. レントラー=灰灰灰灰緑".into(),
-            })?;
+        let (word, pattern) =
+            text.split_once(['=', ':', ' '])
+                .ok_or_else(|| Error::BadPattern {
+                    text: text.to_string(),
+                    why: "write each step as WORD=PATTERN, e.g. レントラー=灰灰灰灰緑".into(),
+                })?;
         let guess = game.find_guess(word)?;
         let len = game.guesses()[guess as usize].len();
         Ok(Step {

@@ -101,7 +101,9 @@ impl Pattern {
 
 fn cell_of(ch: char) -> Option<Cell> {
     match ch {
-        '灰' | '0' | 'B' | 'b' | 'X' | 'x' | '-' | '.' | '⬛' | '⬜' | '□' | '■' => Some(Cell::Gray),
+        '灰' | '0' | 'B' | 'b' | 'X' | 'x' | '-' | '.' | '⬛' | '⬜' | '□' | '■' => {
+            Some(Cell::Gray)
+        }
         '黄' | '1' | 'Y' | 'y' | '🟨' => Some(Cell::Yellow),
         '緑' | '2' | 'G' | 'g' | '🟩' => Some(Cell::Green),
         _ => None,
@@ -177,9 +179,5 @@ pub fn feedback(guess: &Word, answer: &Word) -> Pattern {
             }
         }
     }
-    Pattern(
-        digits
-            .iter()
-            .fold(0u8, |code, &digit| code * 3 + digit),
-    )
+    Pattern(digits.iter().fold(0u8, |code, &digit| code * 3 + digit))
 }

@@ -92,7 +92,10 @@ pub fn load_preset(name: &str) -> Result<Game> {
         )
     };
     match name {
-        "pokemon-qiita2023" => pokemon(names(&|s| s.dex <= 493, usize::MAX), five(&|s| s.dex <= 493)),
+        "pokemon-qiita2023" => pokemon(
+            names(&|s| s.dex <= 493, usize::MAX),
+            five(&|s| s.dex <= 493),
+        ),
         "pokemon-verbum" => {
             let list = five(&|s| s.dex <= 898);
             pokemon(list.clone(), list)

@@ -10,6 +10,9 @@ use crate::pattern::{feedback, Pattern};
 pub struct FeedbackTable {
     answers: usize,
     cells: Vec<u8>,
+    /// The same patterns answer-major: scanning many guesses over a few answers then reads a
+    /// few contiguous columns instead of one scattered byte per cache line.
+    by_answer: Vec<u8>,
 }
 
 impl FeedbackTable {
@@ -26,10 +29,29 @@ impl FeedbackTable {
                     *cell = feedback(guess, answer).0;
                 }
             });
+        // Computing the patterns again is cheaper than a cache-hostile transpose.
+        let mut by_answer = vec![0u8; cells.len()];
+        by_answer
+            .par_chunks_mut(game.guesses().len().max(1))
+            .zip(answers.par_iter())
+            .for_each(|(column, answer)| {
+                for (cell, guess) in column.iter_mut().zip(game.guesses()) {
+                    *cell = feedback(guess, answer).0;
+                }
+            });
         FeedbackTable {
             answers: width,
             cells,
+            by_answer,
         }
+    }
+
+    /// The patterns every guess shows for one answer, indexed by guess id.
+    #[inline]
+    pub fn column(&self, answer: AnswerId) -> &[u8] {
+        let guesses = self.guesses();
+        let start = answer as usize * guesses;
+        &self.by_answer[start..start + guesses]
     }
 
     /// The pattern `guess` shows when the answer is `answer`.

@@ -36,7 +36,12 @@ impl Tree {
     /// Plays every answer of `candidates` through the tree and counts the guesses each needs.
     /// An answer the tree does not lead to (a missing branch, or a leaf that is not the answer)
     /// is reported as unsolved, never guessed at.
-    pub fn evaluate(&self, game: &Game, table: &FeedbackTable, candidates: &[AnswerId]) -> Evaluation {
+    pub fn evaluate(
+        &self,
+        game: &Game,
+        table: &FeedbackTable,
+        candidates: &[AnswerId],
+    ) -> Evaluation {
         let mut eval = Evaluation::new(game.tries());
         for &answer in candidates {
             let mut node = self;

@@ -1,0 +1,63 @@
+//! Hard mode: what the clues so far force every later guess to contain.
+
+use crate::pattern::{Cell, Pattern};
+use crate::word::{Word, BOARD};
+
+/// The constraints hard mode puts on the next guess: letters fixed in place by greens, and
+/// how many copies of each letter revealed green or yellow the guess must contain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct HardState {
+    /// `Some(letter)` where a green fixed the letter.
+    pub greens: [Option<u8>; BOARD],
+    /// (letter, minimum copies), sorted by letter.
+    pub at_least: Vec<(u8, u8)>,
+}
+
+impl HardState {
+    /// True when `guess` respects every constraint.
+    pub fn allows(&self, guess: &Word) -> bool {
+        let letters = guess.letters();
+        for (position, green) in self.greens.iter().enumerate() {
+            if let Some(letter) = green {
+                if letters.get(position) != Some(letter) {
+                    return false;
+                }
+            }
+        }
+        self.at_least.iter().all(|&(letter, copies)| {
+            letters.iter().filter(|&&l| l == letter).count() >= usize::from(copies)
+        })
+    }
+
+    /// The state after `guess` showed `pattern`.
+    pub fn after(&self, guess: &Word, pattern: Pattern) -> HardState {
+        let letters = guess.letters();
+        let cells = pattern.cells(letters.len());
+        let mut next = self.clone();
+        let mut revealed: Vec<(u8, u8)> = Vec::new();
+        for (position, (&letter, cell)) in letters.iter().zip(&cells).enumerate() {
+            if *cell == Cell::Green {
+                next.greens[position] = Some(letter);
+            }
+            if *cell != Cell::Gray {
+                match revealed.iter_mut().find(|(l, _)| *l == letter) {
+                    Some((_, n)) => *n += 1,
+                    None => revealed.push((letter, 1)),
+                }
+            }
+        }
+        for (letter, copies) in revealed {
+            match next.at_least.iter_mut().find(|(l, _)| *l == letter) {
+                Some((_, n)) => *n = (*n).max(copies),
+                None => next.at_least.push((letter, copies)),
+            }
+        }
+        next.at_least.sort_unstable();
+        next
+    }
+
+    /// True before any clue.
+    pub fn is_free(&self) -> bool {
+        self.greens.iter().all(Option::is_none) && self.at_least.is_empty()
+    }
+}

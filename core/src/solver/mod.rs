@@ -1,0 +1,243 @@
+//! The exact solver: proven-optimal strategies by branch and bound over every allowed guess,
+//! pruned only by admissible lower bounds.
+//!
+//! The value of a candidate set H with `d` guesses left is
+//! f(H) = |H| + min over guesses g of Σ over non-winning feedbacks s of f(P(H, g, s)),
+//! f({a}) = 1, and f(H) is infeasible when some answer cannot be found within `d` guesses.
+//! Every search call takes a cutoff β and returns either the exact value (when it is below β)
+//! or a proven lower bound ≥ β; the distributed engine is built on that contract.
+//!
+//! Determinism: among the optimal guesses of a node, the solver picks the first in the order
+//! (lower bound, Σ part², list position), so the same input always gives the same tree,
+//! whatever the thread count or the memo contents.
+
+pub mod bounds;
+pub mod hard;
+pub mod memo;
+mod root;
+mod scan;
+mod search;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use crate::game::{AnswerId, Game, GuessId};
+use crate::table::FeedbackTable;
+use hard::HardState;
+use memo::{Memo, MemoryMemo};
+
+pub use root::{FirstGuessValue, FirstGuesses, Progress, Solution};
+
+/// What "optimal" means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Objective {
+    /// Fewest guesses in total over all answers (= mean × n).
+    #[default]
+    Total,
+    /// Fewest guesses in the worst case, ties broken by the total.
+    Worst,
+}
+
+/// Which guesses are allowed after the first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Any allowed guess at any time.
+    #[default]
+    Normal,
+    /// The game's hard mode: greens stay in place and revealed letters are reused.
+    Hard,
+    /// Every guess must be a possible answer given all clues so far.
+    Strict,
+}
+
+/// Everything that changes the answer of a search.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SolverConfig {
+    /// What to minimise.
+    pub objective: Objective,
+    /// A cap on guesses below the game's tries; `None` uses the tries.
+    pub max_guesses: Option<u32>,
+    /// Normal, hard or strict play.
+    pub mode: Mode,
+    /// The published restricted method: only the K best guesses by entropy at each node (plus
+    /// the candidates when at most 10 remain). Results are upper bounds, never proven.
+    pub top_k: Option<usize>,
+}
+
+impl Default for SolverConfig {
+    fn default() -> Self {
+        SolverConfig {
+            objective: Objective::Total,
+            max_guesses: None,
+            mode: Mode::Normal,
+            top_k: None,
+        }
+    }
+}
+
+impl SolverConfig {
+    /// True when results are proofs: no guess is skipped except by sound bounds.
+    pub fn is_exact(&self) -> bool {
+        self.top_k.is_none()
+    }
+
+    /// The guess budget for a game.
+    pub fn guess_cap(&self, game: &Game) -> u32 {
+        self.max_guesses
+            .map_or(game.tries(), |cap| cap.min(game.tries()))
+    }
+
+    /// Bytes that make memo keys of different configurations differ. The objective and cap
+    /// are not part of it: they only change the guesses left, which keys carry.
+    fn salt(&self) -> [u8; 9] {
+        let mut salt = [0u8; 9];
+        salt[0] = self.mode as u8;
+        salt[1..].copy_from_slice(&(self.top_k.map_or(0, |k| k as u64 + 1)).to_le_bytes());
+        salt
+    }
+}
+
+/// Value used for "cannot be won within the guesses left".
+pub const INFEASIBLE: u32 = u32::MAX / 4;
+
+/// The answer to "what is this subproblem worth, given cutoff β?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outcome {
+    /// The optimal value (below the cutoff) and the guess that achieves it.
+    Exact {
+        /// Total guesses over the candidates.
+        value: u32,
+        /// The optimal guess.
+        guess: GuessId,
+    },
+    /// The value is at least this (≥ the cutoff); [`INFEASIBLE`] when no strategy wins.
+    AtLeast(u32),
+}
+
+impl Outcome {
+    /// The exact value or the lower bound.
+    pub fn value(self) -> u32 {
+        match self {
+            Outcome::Exact { value, .. } | Outcome::AtLeast(value) => value,
+        }
+    }
+
+    /// True for an exact result.
+    pub fn is_exact(self) -> bool {
+        matches!(self, Outcome::Exact { .. })
+    }
+}
+
+/// A subproblem: the answers still possible, the guesses left and the hard-mode state.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Node {
+    /// Candidate answers, sorted ascending.
+    pub candidates: Vec<AnswerId>,
+    /// Guesses still allowed, this one included.
+    pub guesses_left: u32,
+    /// Hard-mode constraints (empty outside hard mode).
+    pub hard: HardState,
+}
+
+/// Counters for progress displays and benchmarks.
+#[derive(Debug, Default)]
+pub struct Stats {
+    /// Nodes whose guesses were scanned.
+    pub nodes: AtomicU64,
+    /// Memo lookups that answered.
+    pub memo_hits: AtomicU64,
+    /// Scans made (node scans and quick bounds).
+    pub scans: AtomicU64,
+    /// Guess × candidate pairs looked up by scans: the solver's main cost.
+    pub scanned_pairs: AtomicU64,
+}
+
+/// A solver for one game and configuration, sharing one transposition table across threads
+/// (rayon's global pool).
+pub struct Solver<'g> {
+    game: &'g Game,
+    table: &'g FeedbackTable,
+    config: SolverConfig,
+    memo: Arc<dyn Memo + 'g>,
+    salt: [u8; 9],
+    every_guess: Vec<GuessId>,
+    /// Search counters.
+    pub stats: Stats,
+}
+
+/// Default transposition-table size: about 20 million entries, under 1 GB.
+pub const DEFAULT_MEMO_ENTRIES: usize = 20_000_000;
+
+impl<'g> Solver<'g> {
+    /// A solver with an in-memory table of `memo_entries` entries at most.
+    pub fn new(
+        game: &'g Game,
+        table: &'g FeedbackTable,
+        config: SolverConfig,
+        memo_entries: usize,
+    ) -> Solver<'g> {
+        Solver::with_memo(game, table, config, Arc::new(MemoryMemo::new(memo_entries)))
+    }
+
+    /// A solver over a caller-provided table (for example a persistent one).
+    pub fn with_memo(
+        game: &'g Game,
+        table: &'g FeedbackTable,
+        config: SolverConfig,
+        memo: Arc<dyn Memo + 'g>,
+    ) -> Solver<'g> {
+        let salt = config.salt();
+        Solver {
+            game,
+            table,
+            config,
+            memo,
+            salt,
+            every_guess: (0..game.guesses().len() as GuessId).collect(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// The game being solved.
+    pub fn game(&self) -> &'g Game {
+        self.game
+    }
+
+    /// The feedback table in use.
+    pub fn table(&self) -> &'g FeedbackTable {
+        self.table
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SolverConfig {
+        &self.config
+    }
+
+    /// The node before any guess.
+    pub fn root(&self, guesses_left: u32) -> Node {
+        Node {
+            candidates: self.game.all_answers(),
+            guesses_left,
+            hard: HardState::default(),
+        }
+    }
+
+    /// The value of `node` with cutoff `beta`: exact when below `beta`, else a lower bound.
+    pub fn evaluate(&self, node: &Node, beta: u32) -> Outcome {
+        self.solve(&node.candidates, node.guesses_left, &node.hard, None, beta)
+    }
+
+    /// The value of playing `guess` at `node`, with cutoff `beta`.
+    pub fn evaluate_guess(&self, node: &Node, guess: GuessId, beta: u32) -> Outcome {
+        self.solve_guess(node, guess, beta)
+    }
+
+    /// Nodes scanned so far.
+    pub fn nodes_searched(&self) -> u64 {
+        self.stats.nodes.load(Ordering::Relaxed)
+    }
+}

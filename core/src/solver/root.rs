@@ -1,0 +1,202 @@
+//! The top of the search: every first guess, ranked, with the best one's tree.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+
+use super::bounds::min_depth;
+use super::search::in_order_parallel;
+use super::{Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE};
+use crate::game::GuessId;
+use crate::tree::{Evaluation, Tree};
+
+/// A first guess and what the search proved about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FirstGuessValue {
+    /// The first guess.
+    pub guess: GuessId,
+    /// Its exact total, or a proven lower bound when it was cut off.
+    pub outcome: Outcome,
+}
+
+/// Reported after each first guess is settled.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    /// First guesses settled so far.
+    pub done: usize,
+    /// First guesses to settle.
+    pub total: usize,
+    /// The best first guess and its total so far.
+    pub best: Option<(GuessId, u32)>,
+    /// The guess budget being searched (changes while the worst objective deepens).
+    pub guesses_left: u32,
+}
+
+/// The result of solving a whole game.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Solution {
+    /// The configuration solved for.
+    pub config: SolverConfig,
+    /// The guess budget of the search: the game's tries or the cap, or for the worst-case
+    /// objective the optimal worst case itself.
+    pub guesses_left: u32,
+    /// The best first guess with its exact total; `None` when the game cannot be won within
+    /// the budget.
+    pub best: Option<FirstGuessValue>,
+    /// Every first guess considered, best first: exact values, then lower bounds.
+    pub ranking: Vec<FirstGuessValue>,
+    /// True when no guess was skipped except by sound bounds.
+    pub proven: bool,
+    /// The optimal strategy.
+    pub tree: Option<Tree>,
+    /// The tree played against every answer.
+    pub evaluation: Option<Evaluation>,
+}
+
+/// What to search at the root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FirstGuesses {
+    /// All first guesses, cut off by the best total so far.
+    #[default]
+    Best,
+    /// All first guesses, each to its exact value.
+    RankAll,
+    /// Only this one.
+    Only(GuessId),
+}
+
+impl Solver<'_> {
+    /// Solves the game: for `total`, under the game's tries (or the cap); for `worst`, at the
+    /// smallest budget that can be won, found by deepening from a counting bound.
+    pub fn solve_game(
+        &self,
+        first: FirstGuesses,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Solution {
+        let cap = self.config.guess_cap(self.game);
+        let budgets: Vec<u32> = match self.config.objective {
+            Objective::Total => vec![cap],
+            Objective::Worst => {
+                let root = self.root(cap);
+                let branching = self
+                    .scan(&root.candidates, cap.max(2), &root.hard, None)
+                    .branching;
+                let start = min_depth(root.candidates.len() as u32, branching).max(1);
+                (start..=cap).collect()
+            }
+        };
+        let mut last = None;
+        for guesses_left in budgets {
+            let solution = self.solve_at(guesses_left, first, progress);
+            if solution.best.is_some() {
+                return solution;
+            }
+            last = Some(solution);
+        }
+        last.unwrap_or_else(|| self.empty_solution(cap))
+    }
+
+    fn empty_solution(&self, guesses_left: u32) -> Solution {
+        Solution {
+            config: self.config.clone(),
+            guesses_left,
+            best: None,
+            ranking: Vec::new(),
+            proven: self.config.is_exact(),
+            tree: None,
+            evaluation: None,
+        }
+    }
+
+    fn solve_at(
+        &self,
+        guesses_left: u32,
+        first: FirstGuesses,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Solution {
+        let root = self.root(guesses_left);
+        let order: Vec<GuessId> = match first {
+            FirstGuesses::Only(guess) => vec![guess],
+            _ => self
+                .scan(&root.candidates, guesses_left.max(2), &root.hard, None)
+                .guesses
+                .iter()
+                .map(|s| s.guess)
+                .collect(),
+        };
+        let cutoffs = first == FirstGuesses::Best;
+        let results = Mutex::new(vec![None; order.len()]);
+        let pack = |value: u32, index: usize| (u64::from(value) << 32) | index as u64;
+        let incumbent = AtomicU64::new(pack(INFEASIBLE, 0));
+        let done = AtomicUsize::new(0);
+        in_order_parallel(order.len(), |index| {
+            let current = incumbent.load(Ordering::Acquire);
+            let (value, at) = ((current >> 32) as u32, (current & 0xFFFF_FFFF) as usize);
+            let beta = match (cutoffs, index < at) {
+                (false, _) => INFEASIBLE,
+                (true, true) => value.saturating_add(1).min(INFEASIBLE),
+                (true, false) => value,
+            };
+            let outcome = self.evaluate_guess(&root, order[index], beta);
+            if let Outcome::Exact { value, .. } = outcome {
+                incumbent.fetch_min(pack(value, index), Ordering::AcqRel);
+            }
+            lock(&results)[index] = Some(outcome);
+            let best = incumbent.load(Ordering::Acquire);
+            let (value, at) = ((best >> 32) as u32, (best & 0xFFFF_FFFF) as usize);
+            progress(Progress {
+                done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                total: order.len(),
+                best: (value < INFEASIBLE).then(|| (order[at], value)),
+                guesses_left,
+            });
+        });
+        let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        let mut ranking: Vec<(usize, FirstGuessValue)> = order
+            .iter()
+            .zip(results)
+            .enumerate()
+            .map(|(index, (&guess, outcome))| {
+                (
+                    index,
+                    FirstGuessValue {
+                        guess,
+                        outcome: outcome.unwrap_or(Outcome::AtLeast(0)),
+                    },
+                )
+            })
+            .collect();
+        // Exact values first, then bounds; equal values keep search order, which is the
+        // tie-break the whole solver uses.
+        ranking.sort_by_key(|(index, v)| (!v.outcome.is_exact(), v.outcome.value(), *index));
+        let ranking: Vec<FirstGuessValue> = ranking.into_iter().map(|(_, v)| v).collect();
+        let best = ranking
+            .first()
+            .copied()
+            .filter(|v| v.outcome.is_exact() && v.outcome.value() < INFEASIBLE);
+        let tree = best.and_then(|b| self.tree_with_first(&root, b.guess));
+        let evaluation = tree
+            .as_ref()
+            .map(|t| t.evaluate(self.game, self.table, &root.candidates));
+        Solution {
+            config: self.config.clone(),
+            guesses_left,
+            best,
+            ranking,
+            proven: self.config.is_exact(),
+            tree,
+            evaluation,
+        }
+    }
+
+    /// True when the rules allow `guess` at `node`.
+    pub fn is_allowed(&self, node: &Node, guess: GuessId) -> bool {
+        self.allowed_guesses(&node.candidates, &node.hard)
+            .contains(&guess)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -1,0 +1,247 @@
+//! One pass over the allowed guesses of a node: how each splits the candidates, and the
+//! lower bound on playing it. Everything the search orders and prunes by comes from here.
+
+use std::borrow::Cow;
+use std::sync::atomic::Ordering;
+
+use rustc_hash::FxHashSet;
+
+use super::hard::HardState;
+use super::{Mode, Solver, INFEASIBLE};
+use crate::entropy::{entropy_of_counts, tie_key};
+use crate::game::{AnswerId, GuessId};
+use crate::pattern::{Pattern, PATTERNS};
+
+/// How one guess splits a node's candidates.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GuessStat {
+    pub guess: GuessId,
+    /// Admissible lower bound on the node's value when this guess is played.
+    pub lower: u32,
+    /// Σ size² over the non-winning parts: the tie-breaking heuristic.
+    pub squares: u32,
+    /// Largest part.
+    pub largest: u32,
+}
+
+impl GuessStat {
+    /// The search order: lower bound, then Σ part², then list position, packed in one word.
+    fn order(&self) -> u64 {
+        (u64::from(self.lower) << 42)
+            | (u64::from(self.squares.min((1 << 23) - 1)) << 19)
+            | u64::from(self.guess)
+    }
+}
+
+/// A hash of how a guess splits a set, given its patterns (`row`) in set order: parts numbered by first appearance, the winning part
+/// marked. Equal hashes mean equal partitions (up to a 2^-128 collision chance, the same
+/// standard as the memo keys).
+fn shape_hash(row: &[u8], bytes: &mut Vec<u8>) -> u128 {
+    let mut label = [u8::MAX; PATTERNS];
+    let mut next = 0u8;
+    bytes.clear();
+    for &p in row {
+        let p = p as usize;
+        if p == WIN {
+            bytes.push(u8::MAX - 1);
+            continue;
+        }
+        if label[p] == u8::MAX {
+            label[p] = next;
+            next += 1;
+        }
+        bytes.push(label[p]);
+    }
+    xxhash_rust::xxh3::xxh3_128(bytes)
+}
+
+/// The guesses worth trying at a node, best bound first, and the widest split any allowed
+/// guess makes (a bound on the branching of every node below).
+pub(crate) struct Scan {
+    pub guesses: Vec<GuessStat>,
+    pub branching: u32,
+}
+
+const WIN: usize = Pattern::ALL_GREEN.0 as usize;
+
+impl Solver<'_> {
+    /// The guesses the rules allow at a node (before any top-k restriction).
+    pub(crate) fn allowed_guesses(&self, set: &[AnswerId], hard: &HardState) -> Cow<'_, [GuessId]> {
+        let words = self.game.guesses();
+        match self.config.mode {
+            Mode::Normal => Cow::Borrowed(&self.every_guess),
+            Mode::Hard if hard.is_free() => Cow::Borrowed(&self.every_guess),
+            Mode::Hard => Cow::Owned(
+                self.every_guess
+                    .iter()
+                    .copied()
+                    .filter(|&g| hard.allows(&words[g as usize]))
+                    .collect(),
+            ),
+            Mode::Strict => {
+                let mut ids: Vec<GuessId> =
+                    set.iter().map(|&a| self.game.answer_as_guess(a)).collect();
+                ids.sort_unstable();
+                Cow::Owned(ids)
+            }
+        }
+    }
+
+    /// The guesses a child node needs to consider, given the ones its parent scanned: a guess
+    /// that did not split the parent cannot split a subset of it, and guesses that split the
+    /// parent identically split every subset identically. `None` means "scan from the rules".
+    pub(crate) fn inheritable(&self) -> bool {
+        self.config.mode != Mode::Strict && self.config.top_k.is_none()
+    }
+
+    /// Scans the allowed guesses of a node with `depth` guesses left (depth ≥ 2, |set| ≥ 2),
+    /// restricted to `inherited` when the parent already narrowed them down. Guesses that do
+    /// not split the set are dropped (they are never part of an optimum), and of guesses that
+    /// split it identically only the one with the smallest id is kept.
+    pub(crate) fn scan(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        inherited: Option<&[GuessId]>,
+    ) -> Scan {
+        let n = set.len() as u32;
+        let allowed: Cow<'_, [GuessId]> = match inherited {
+            Some(list) if self.config.mode == Mode::Hard => Cow::Owned(
+                list.iter()
+                    .copied()
+                    .filter(|&g| hard.allows(&self.game.guesses()[g as usize]))
+                    .collect(),
+            ),
+            Some(list) => Cow::Borrowed(list),
+            None => self.allowed_guesses(set, hard),
+        };
+        self.stats.scans.fetch_add(1, Ordering::Relaxed);
+        self.stats
+            .scanned_pairs
+            .fetch_add((allowed.len() * set.len()) as u64, Ordering::Relaxed);
+        // Lists are in ascending id order, so the first guess of each split shape kept is the
+        // one with the smallest id.
+        let dedupe = self.config.mode != Mode::Hard;
+        let mut shapes: FxHashSet<u128> = FxHashSet::default();
+        let mut labels = Vec::with_capacity(set.len());
+        let mut counts = [0u16; PATTERNS];
+        let mut branching = 0u32;
+        let mut raw: Vec<(GuessId, u32, u32, u32, bool)> = Vec::new();
+        let patterns = self.gather(set, &allowed);
+        for (&guess, row) in allowed.iter().zip(patterns.chunks_exact(set.len())) {
+            let mut parts = 0u32;
+            let mut squares = 0u32;
+            let mut largest = 0u16;
+            for &p in row {
+                let slot = &mut counts[p as usize];
+                parts += u32::from(*slot == 0);
+                squares += 2 * u32::from(*slot) + 1;
+                *slot += 1;
+                largest = largest.max(*slot);
+            }
+            let wins = counts[WIN] > 0;
+            for &p in row {
+                counts[p as usize] = 0;
+            }
+            let open = parts - u32::from(wins);
+            branching = branching.max(open);
+            if open == 1 && !wins {
+                continue;
+            }
+            if dedupe && !shapes.insert(shape_hash(row, &mut labels)) {
+                continue;
+            }
+            raw.push((
+                guess,
+                open,
+                squares - u32::from(wins),
+                u32::from(largest),
+                wins,
+            ));
+        }
+        let mut guesses: Vec<GuessStat> = raw
+            .into_iter()
+            .map(|(guess, open, squares, largest, wins)| {
+                let w = u32::from(wins);
+                let lower = if depth == 2 {
+                    if largest <= 1 {
+                        n + open
+                    } else {
+                        INFEASIBLE
+                    }
+                } else {
+                    // Each part of s answers costs at least 2s - 1; `play` tightens this with
+                    // the level-filling bound once the parts are materialised.
+                    3 * n - 2 * w - open
+                };
+                GuessStat {
+                    guess,
+                    lower,
+                    squares,
+                    largest,
+                }
+            })
+            .filter(|s| s.lower < INFEASIBLE)
+            .collect();
+        if let Some(k) = self.config.top_k {
+            guesses = self.restrict_to_top_k(set, guesses, k, &mut counts);
+        }
+        guesses.sort_unstable_by_key(GuessStat::order);
+        Scan { guesses, branching }
+    }
+
+    /// The patterns of `guesses` against `set`, guess-major (`set.len()` bytes per guess),
+    /// gathered from the answer-major table so that every read is sequential.
+    fn gather(&self, set: &[AnswerId], guesses: &[GuessId]) -> Vec<u8> {
+        let n = set.len();
+        let mut patterns = vec![0u8; n * guesses.len()];
+        for (i, &a) in set.iter().enumerate() {
+            let column = self.table.column(a);
+            for (j, &g) in guesses.iter().enumerate() {
+                patterns[j * n + i] = column[g as usize];
+            }
+        }
+        patterns
+    }
+
+    /// The published restricted method: the `k` guesses of highest entropy (ties to list
+    /// order), plus every candidate when at most 10 remain.
+    fn restrict_to_top_k(
+        &self,
+        set: &[AnswerId],
+        guesses: Vec<GuessStat>,
+        k: usize,
+        counts: &mut [u16; PATTERNS],
+    ) -> Vec<GuessStat> {
+        let mut scored: Vec<(i64, GuessStat)> = guesses
+            .into_iter()
+            .map(|s| {
+                let row = self.table.row(s.guess);
+                for &a in set {
+                    counts[row[a as usize] as usize] += 1;
+                }
+                let histogram: Vec<u32> = counts.iter().map(|&c| u32::from(c)).collect();
+                for &a in set {
+                    counts[row[a as usize] as usize] = 0;
+                }
+                (tie_key(entropy_of_counts(&histogram, set.len())), s)
+            })
+            .collect();
+        scored.sort_unstable_by_key(|(bits, s)| (std::cmp::Reverse(*bits), s.guess));
+        let small = set.len() <= 10;
+        scored
+            .into_iter()
+            .enumerate()
+            .filter(|(rank, (_, s))| {
+                *rank < k
+                    || (small
+                        && self
+                            .game
+                            .guess_as_answer(s.guess)
+                            .is_some_and(|a| set.binary_search(&a).is_ok()))
+            })
+            .map(|(_, (_, s))| s)
+            .collect()
+    }
+}

@@ -1,0 +1,456 @@
+//! The branch and bound itself: exact values below a cutoff, proven bounds above it.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+use rayon::prelude::*;
+use xxhash_rust::xxh3::Xxh3;
+
+use super::bounds::min_total;
+use super::hard::HardState;
+use super::memo::{MemoEntry, MemoKey};
+use super::scan::GuessStat;
+use super::{Mode, Node, Outcome, Solver, INFEASIBLE};
+use crate::game::{AnswerId, GuessId};
+use crate::pattern::{Pattern, PATTERNS};
+use crate::tree::Tree;
+
+/// Sets at least this large search their guesses in parallel.
+const PARALLEL_MIN: usize = 48;
+
+impl Solver<'_> {
+    /// The value of a candidate set with `depth` guesses left: exact when below `beta`,
+    /// otherwise a lower bound ≥ `beta`.
+    pub(crate) fn solve(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        inherited: Option<&[GuessId]>,
+        beta: u32,
+    ) -> Outcome {
+        let n = set.len() as u32;
+        // An optimal strategy never plays a guess that does not shrink the set, so it never
+        // needs more than n guesses: deeper budgets are all the same subproblem.
+        let depth = depth.min(n);
+        match (n, depth) {
+            (0, _) => return Outcome::Exact { value: 0, guess: 0 },
+            (_, 0) => return Outcome::AtLeast(INFEASIBLE),
+            (1, _) => {
+                return Outcome::Exact {
+                    value: 1,
+                    guess: self.game.answer_as_guess(set[0]),
+                }
+            }
+            (_, 1) => return Outcome::AtLeast(INFEASIBLE),
+            (2, _) => {
+                // Guess either candidate: 1 + 2. Both are allowed in every mode.
+                let a = self.game.answer_as_guess(set[0]);
+                let b = self.game.answer_as_guess(set[1]);
+                return Outcome::Exact {
+                    value: 3,
+                    guess: a.min(b),
+                };
+            }
+            _ => {}
+        }
+        if 2 * n - 1 >= beta {
+            return Outcome::AtLeast(2 * n - 1);
+        }
+        let key = self.key(set, depth, hard);
+        if let Some(entry) = self.memo.get(key) {
+            if entry.exact {
+                self.stats.memo_hits.fetch_add(1, Ordering::Relaxed);
+                return Outcome::Exact {
+                    value: entry.value,
+                    guess: entry.guess,
+                };
+            }
+            if entry.value >= beta {
+                self.stats.memo_hits.fetch_add(1, Ordering::Relaxed);
+                return Outcome::AtLeast(entry.value);
+            }
+        }
+        self.stats.nodes.fetch_add(1, Ordering::Relaxed);
+        let scan = self.scan(set, depth, hard, inherited);
+        let pool: Vec<GuessId> = if self.inheritable() {
+            let mut ids: Vec<GuessId> = scan.guesses.iter().map(|s| s.guess).collect();
+            ids.sort_unstable();
+            ids
+        } else {
+            Vec::new()
+        };
+        let pool = self.inheritable().then_some(pool.as_slice());
+        let floor = scan.guesses.first().map_or(INFEASIBLE, |s| s.lower);
+        let outcome = if floor >= beta {
+            Outcome::AtLeast(floor)
+        } else if let Some(exact) = self.cheap_optimum(&scan.guesses) {
+            exact
+        } else if set.len() >= PARALLEL_MIN {
+            self.search_parallel(set, depth, hard, &scan.guesses, pool, scan.branching, beta)
+        } else {
+            self.search_sequential(set, depth, hard, &scan.guesses, pool, scan.branching, beta)
+        };
+        let entry = match outcome {
+            Outcome::Exact { value, guess } => MemoEntry {
+                value,
+                exact: true,
+                guess,
+            },
+            Outcome::AtLeast(value) => MemoEntry {
+                value,
+                exact: false,
+                guess: 0,
+            },
+        };
+        self.memo.put(key, entry);
+        outcome
+    }
+
+    /// A lower bound for a part without searching below it: the memo's, or else the best
+    /// guess bound of one scan (which the memo then keeps).
+    fn quick_bound(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        pool: Option<&[GuessId]>,
+    ) -> u32 {
+        let n = set.len() as u32;
+        let depth = depth.min(n);
+        if n <= 2 || depth < 2 {
+            return self.solve(set, depth, hard, pool, INFEASIBLE).value();
+        }
+        let key = self.key(set, depth, hard);
+        if let Some(entry) = self.memo.get(key) {
+            return entry.value;
+        }
+        let floor = self
+            .scan(set, depth, hard, pool)
+            .guesses
+            .first()
+            .map_or(INFEASIBLE, |s| s.lower);
+        self.memo.put(
+            key,
+            MemoEntry {
+                value: floor,
+                exact: false,
+                guess: 0,
+            },
+        );
+        floor
+    }
+
+    /// When the best-bounded guess leaves no part above two answers its bound is its exact
+    /// value, and no other guess can do better than its own bound.
+    fn cheap_optimum(&self, guesses: &[GuessStat]) -> Option<Outcome> {
+        let first = guesses.first()?;
+        (first.largest <= 2 && first.lower < INFEASIBLE).then_some(Outcome::Exact {
+            value: first.lower,
+            guess: first.guess,
+        })
+    }
+
+    fn search_sequential(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        guesses: &[GuessStat],
+        pool: Option<&[GuessId]>,
+        branching: u32,
+        beta: u32,
+    ) -> Outcome {
+        let mut best = beta;
+        let mut best_guess = None;
+        let mut floor = INFEASIBLE;
+        for stat in guesses {
+            if stat.lower >= best {
+                floor = floor.min(stat.lower);
+                break;
+            }
+            match self.play(set, depth, hard, stat, pool, branching, best) {
+                Outcome::Exact { value, .. } => {
+                    best = value;
+                    best_guess = Some(stat.guess);
+                }
+                Outcome::AtLeast(bound) => floor = floor.min(bound),
+            }
+        }
+        match best_guess {
+            Some(guess) => Outcome::Exact { value: best, guess },
+            None => Outcome::AtLeast(floor.max(beta)),
+        }
+    }
+
+    /// Parallel search over the guesses of a big node. The incumbent is (value, order index)
+    /// packed in one atomic, so ties resolve to the earliest guess in order exactly as the
+    /// sequential search does.
+    fn search_parallel(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        guesses: &[GuessStat],
+        pool: Option<&[GuessId]>,
+        branching: u32,
+        beta: u32,
+    ) -> Outcome {
+        let pack = |value: u32, index: usize| (u64::from(value) << 32) | index as u64;
+        let incumbent = AtomicU64::new(pack(beta, 0));
+        let floor = AtomicU32::new(INFEASIBLE);
+        in_order_parallel(guesses.len(), |index| {
+            let stat = &guesses[index];
+            let current = incumbent.load(Ordering::Acquire);
+            let (value, at) = ((current >> 32) as u32, (current & 0xFFFF_FFFF) as usize);
+            // An earlier guess may tie the incumbent and still win; a later one must beat it.
+            let cutoff = if index < at { value + 1 } else { value };
+            if stat.lower >= cutoff {
+                floor.fetch_min(stat.lower, Ordering::Relaxed);
+                return;
+            }
+            match self.play(set, depth, hard, stat, pool, branching, cutoff) {
+                Outcome::Exact { value, .. } => {
+                    incumbent.fetch_min(pack(value, index), Ordering::AcqRel);
+                }
+                Outcome::AtLeast(bound) => {
+                    floor.fetch_min(bound, Ordering::Relaxed);
+                }
+            }
+        });
+        let current = incumbent.into_inner();
+        let (value, at) = ((current >> 32) as u32, (current & 0xFFFF_FFFF) as usize);
+        if value < beta {
+            Outcome::Exact {
+                value,
+                guess: guesses[at].guess,
+            }
+        } else {
+            Outcome::AtLeast(floor.into_inner().max(beta))
+        }
+    }
+
+    /// The value of playing one scanned guess, with cutoff `beta`: parts are searched largest
+    /// first, each with the budget the others' bounds leave.
+    fn play(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        stat: &GuessStat,
+        pool: Option<&[GuessId]>,
+        branching: u32,
+        beta: u32,
+    ) -> Outcome {
+        let word = &self.game.guesses()[stat.guess as usize];
+        let mut parts = self.split(set, stat.guess);
+        parts.sort_by_key(|(_, part)| std::cmp::Reverse(part.len()));
+        // Start every part at its best proven bound: the memo's when it has one, else the
+        // level-filling bound (2s - 1 when guesses can split widely). Parts of one or two
+        // answers are exact at 1 and 3. Each bound is replaced by the part's value as it is
+        // searched, and the guess is abandoned as soon as the sum reaches the cutoff.
+        let mut bounds: Vec<u32> = Vec::with_capacity(parts.len());
+        let mut running = set.len() as u32;
+        for (_, part) in &parts {
+            let bound = min_total(part.len() as u32, depth - 1, branching);
+            running = running.saturating_add(bound).min(INFEASIBLE);
+            bounds.push(bound);
+        }
+        if running >= beta {
+            return Outcome::AtLeast(running);
+        }
+        // Cheapest bounds first: one scan per big part, before any deep search.
+        for ((pattern, part), bound) in parts.iter().zip(bounds.iter_mut()) {
+            if part.len() <= 2 {
+                break;
+            }
+            let child_hard = self.child_hard(hard, word, *pattern);
+            let tighter = self.quick_bound(part, depth - 1, &child_hard, pool);
+            if tighter > *bound {
+                running = (running + (tighter - *bound)).min(INFEASIBLE);
+                *bound = tighter;
+                if running >= beta {
+                    return Outcome::AtLeast(running);
+                }
+            }
+        }
+        for ((pattern, part), own) in parts.iter().zip(&bounds).filter(|(p, _)| p.1.len() > 2) {
+            let others = running - own;
+            let child_hard = self.child_hard(hard, word, *pattern);
+            match self.solve(
+                part,
+                depth - 1,
+                &child_hard,
+                pool,
+                beta.saturating_sub(others),
+            ) {
+                Outcome::Exact { value, .. } => running = others + value,
+                Outcome::AtLeast(bound) => {
+                    return Outcome::AtLeast(others.saturating_add(bound).min(INFEASIBLE))
+                }
+            }
+        }
+        if running < beta {
+            Outcome::Exact {
+                value: running,
+                guess: stat.guess,
+            }
+        } else {
+            Outcome::AtLeast(running)
+        }
+    }
+
+    /// The parts `guess` splits `set` into, without the winning one, in pattern order.
+    pub(crate) fn split(&self, set: &[AnswerId], guess: GuessId) -> Vec<(Pattern, Vec<AnswerId>)> {
+        let row = self.table.row(guess);
+        let mut buckets: Vec<Vec<AnswerId>> = vec![Vec::new(); PATTERNS];
+        for &a in set {
+            buckets[row[a as usize] as usize].push(a);
+        }
+        buckets
+            .into_iter()
+            .enumerate()
+            .filter(|(p, part)| !part.is_empty() && *p != Pattern::ALL_GREEN.0 as usize)
+            .map(|(p, part)| (Pattern(p as u8), part))
+            .collect()
+    }
+
+    fn child_hard(
+        &self,
+        hard: &HardState,
+        word: &crate::word::Word,
+        pattern: Pattern,
+    ) -> HardState {
+        if self.config.mode == Mode::Hard {
+            hard.after(word, pattern)
+        } else {
+            HardState::default()
+        }
+    }
+
+    /// The value of playing `guess` at `node` with cutoff `beta`, whether or not the rules'
+    /// ordering would try it; the parts are searched in parallel when no cutoff applies.
+    pub(crate) fn solve_guess(&self, node: &Node, guess: GuessId, beta: u32) -> Outcome {
+        let set = &node.candidates;
+        let word = &self.game.guesses()[guess as usize];
+        let parts = self.split(set, guess);
+        let n = set.len() as u32;
+        if parts.len() == 1 && parts[0].1.len() == set.len() {
+            return Outcome::AtLeast(INFEASIBLE);
+        }
+        let wins_outright = set.len() == 1 && parts.is_empty();
+        if node.guesses_left == 0 || (node.guesses_left == 1 && !wins_outright) {
+            return Outcome::AtLeast(INFEASIBLE);
+        }
+        let lower: u32 = n + parts
+            .iter()
+            .map(|(_, p)| 2 * p.len() as u32 - 1)
+            .sum::<u32>();
+        if lower >= beta {
+            return Outcome::AtLeast(lower);
+        }
+        let values: Vec<Outcome> = parts
+            .par_iter()
+            .map(|(pattern, part)| {
+                let own = 2 * part.len() as u32 - 1;
+                let hard = self.child_hard(&node.hard, word, *pattern);
+                self.solve(
+                    part,
+                    node.guesses_left - 1,
+                    &hard,
+                    None,
+                    beta.saturating_sub(lower - own),
+                )
+            })
+            .collect();
+        let mut total = n;
+        let mut exact = true;
+        for outcome in values {
+            total = total.saturating_add(outcome.value());
+            exact &= outcome.is_exact();
+        }
+        let total = total.min(INFEASIBLE);
+        if exact && total < beta {
+            Outcome::Exact {
+                value: total,
+                guess,
+            }
+        } else {
+            Outcome::AtLeast(total.max(beta))
+        }
+    }
+
+    /// The optimal tree below `node` (re-solving whatever the memo no longer holds).
+    /// `None` when the node cannot be won within its guesses.
+    pub fn tree(&self, node: &Node) -> Option<Tree> {
+        let outcome = self.solve(
+            &node.candidates,
+            node.guesses_left,
+            &node.hard,
+            None,
+            INFEASIBLE,
+        );
+        let Outcome::Exact { guess, .. } = outcome else {
+            return None;
+        };
+        self.tree_with_first(node, guess)
+    }
+
+    /// The optimal tree below `node` when `guess` is played first.
+    pub fn tree_with_first(&self, node: &Node, guess: GuessId) -> Option<Tree> {
+        let word = &self.game.guesses()[guess as usize];
+        let parts = self.split(&node.candidates, guess);
+        let children: Option<Vec<(Pattern, Tree)>> = parts
+            .par_iter()
+            .map(|(pattern, part)| {
+                let child = Node {
+                    candidates: part.clone(),
+                    guesses_left: node.guesses_left.checked_sub(1)?,
+                    hard: self.child_hard(&node.hard, word, *pattern),
+                };
+                Some((*pattern, self.tree(&child)?))
+            })
+            .collect();
+        Some(Tree {
+            guess,
+            branches: children?,
+        })
+    }
+
+    /// The memo key of a subproblem.
+    pub(crate) fn key(&self, set: &[AnswerId], depth: u32, hard: &HardState) -> MemoKey {
+        let mut hasher = Xxh3::new();
+        hasher.update(&self.salt);
+        hasher.update(&depth.to_le_bytes());
+        if self.config.mode == Mode::Hard {
+            for green in hard.greens {
+                hasher.update(&[
+                    green.map_or(0, |l| l.wrapping_add(1)),
+                    u8::from(green.is_some()),
+                ]);
+            }
+            for (letter, copies) in &hard.at_least {
+                hasher.update(&[*letter, *copies]);
+            }
+            hasher.update(&[0xFF]);
+        }
+        for &a in set {
+            hasher.update(&a.to_le_bytes());
+        }
+        MemoKey(hasher.digest128())
+    }
+}
+
+/// Runs `work(i)` for every `i < len` on all of rayon's threads, handing out indices in
+/// increasing order so the most promising guesses (first in order) are searched first and
+/// set the cutoff for the rest.
+pub(crate) fn in_order_parallel(len: usize, work: impl Fn(usize) + Sync) {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = rayon::current_num_threads().min(len).max(1);
+    (0..threads).into_par_iter().for_each(|_| loop {
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        if index >= len {
+            break;
+        }
+        work(index);
+    });
+}

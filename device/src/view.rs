@@ -1,0 +1,64 @@
+//! The plain data the panel shows, independent of how the chart was computed, so that a
+//! chart read from a file, a solver run or a test all render the same way.
+
+use hakase_core::chart::Chart;
+use hakase_core::{Cell, Game};
+
+/// A chart ready to be drawn: the header facts and one row per feedback of the first guess.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartView {
+    /// The game's name, e.g. `pokemon-qiita2023`.
+    pub game: String,
+    /// The first guess the chart is for.
+    pub first_guess: String,
+    /// Mean guesses of the strategy behind the chart, when it was evaluated.
+    pub mean_guesses: Option<f64>,
+    /// Whether the strategy is proven optimal (otherwise it is a heuristic).
+    pub proven: bool,
+    /// The rows in any order; the layout sorts them.
+    pub rows: Vec<ChartViewRow>,
+}
+
+/// One feedback of the first guess.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartViewRow {
+    /// The feedback, one cell per letter of the first guess.
+    pub cells: Vec<Cell>,
+    /// How many answers show this feedback.
+    pub remaining: usize,
+    /// What to guess next; `None` on the winning row.
+    pub second_guess: Option<String>,
+}
+
+impl ChartViewRow {
+    /// True for the all-green row: the first guess was the answer.
+    pub fn is_win(&self) -> bool {
+        !self.cells.is_empty() && self.cells.iter().all(|&c| c == Cell::Green)
+    }
+}
+
+impl ChartView {
+    /// Copies what the panel needs out of a core chart: names instead of ids, counts
+    /// instead of candidate lists.
+    pub fn from_chart(game: &Game, chart: &Chart, mean: Option<f64>, proven: bool) -> ChartView {
+        let len = game
+            .guesses()
+            .get(chart.first as usize)
+            .map_or(0, |word| word.len());
+        ChartView {
+            game: game.name().to_string(),
+            first_guess: game.guess_text(chart.first).to_string(),
+            mean_guesses: mean,
+            proven,
+            rows: chart
+                .rows
+                .iter()
+                .map(|row| ChartViewRow {
+                    cells: row.pattern.cells(len),
+                    remaining: row.candidates.len(),
+                    second_guess: row.second.map(|g| game.guess_text(g).to_string()),
+                })
+                .collect(),
+        }
+    }
+}
