@@ -17,6 +17,8 @@ pub mod solver;
 pub mod strategy;
 pub mod table;
 pub mod tree;
+pub mod treefile;
+pub mod verify;
 pub mod word;
 
 pub use error::{Error, Result};

@@ -3,7 +3,8 @@
 use rayon::prelude::*;
 
 use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::{feedback, Pattern};
+use crate::pattern::Pattern;
+use crate::word::{Word, BOARD};
 
 /// Patterns of all guesses against all answers, one byte each, row per guess.
 #[derive(Debug, Clone)]
@@ -16,29 +17,18 @@ pub struct FeedbackTable {
 }
 
 impl FeedbackTable {
-    /// Builds the table in parallel, one row per guess.
+    /// Builds the table in parallel: rows with a branch-free kernel the compiler vectorises
+    /// across answers, then the answer-major copy by a blocked transpose.
     pub fn build(game: &Game) -> FeedbackTable {
-        let answers = game.answers();
-        let width = answers.len();
-        let mut cells = vec![0u8; game.guesses().len() * width];
+        let answers = AnswerColumns::new(game.answers());
+        let width = answers.len;
+        let guesses = game.guesses().len();
+        let mut cells = vec![0u8; guesses * width];
         cells
             .par_chunks_mut(width.max(1))
             .zip(game.guesses().par_iter())
-            .for_each(|(row, guess)| {
-                for (cell, answer) in row.iter_mut().zip(answers) {
-                    *cell = feedback(guess, answer).0;
-                }
-            });
-        // Computing the patterns again is cheaper than a cache-hostile transpose.
-        let mut by_answer = vec![0u8; cells.len()];
-        by_answer
-            .par_chunks_mut(game.guesses().len().max(1))
-            .zip(answers.par_iter())
-            .for_each(|(column, answer)| {
-                for (cell, guess) in column.iter_mut().zip(game.guesses()) {
-                    *cell = feedback(guess, answer).0;
-                }
-            });
+            .for_each(|(row, guess)| answers.fill_row(guess, row));
+        let by_answer = transpose(&cells, guesses, width);
         FeedbackTable {
             answers: width,
             cells,
@@ -71,4 +61,100 @@ impl FeedbackTable {
     pub fn guesses(&self) -> usize {
         self.cells.len() / self.answers.max(1)
     }
+}
+
+/// The answers position by position (structure of arrays), so one guess is compared with
+/// many answers at once.
+struct AnswerColumns {
+    len: usize,
+    letters: [Vec<u8>; BOARD],
+}
+
+/// Weight of each position in a pattern code (position 0 is the most significant digit).
+const WEIGHTS: [u8; BOARD] = [81, 27, 9, 3, 1];
+
+impl AnswerColumns {
+    fn new(answers: &[Word]) -> AnswerColumns {
+        let letters = std::array::from_fn(|position| {
+            answers
+                .iter()
+                .map(|a| a.letters().get(position).copied().unwrap_or(0))
+                .collect()
+        });
+        AnswerColumns {
+            len: answers.len(),
+            letters,
+        }
+    }
+
+    /// Writes the pattern of `guess` against every answer into `row`.
+    ///
+    /// The same rule as [`crate::pattern::feedback`], restated without branches: a guess
+    /// letter that is not green is yellow exactly when the answer's non-green positions hold
+    /// more copies of it than the guess's earlier non-green positions do (those copies are
+    /// taken first, left to right). Answers always fill the board.
+    fn fill_row(&self, guess: &Word, row: &mut [u8]) {
+        let mut g = [0u8; BOARD];
+        let mut active = [0u8; BOARD];
+        for (i, &letter) in guess.letters().iter().enumerate() {
+            g[i] = letter;
+            active[i] = 1;
+        }
+        // same[i][k] = 1 when an earlier guess position k < i has the same letter.
+        let mut same = [[0u8; BOARD]; BOARD];
+        for i in 0..BOARD {
+            for k in 0..i {
+                same[i][k] = u8::from(active[k] == 1 && g[k] == g[i]);
+            }
+        }
+        let [c0, c1, c2, c3, c4] = &self.letters;
+        let columns = c0.iter().zip(c1).zip(c2).zip(c3).zip(c4);
+        for (cell, ((((&a0, &a1), &a2), &a3), &a4)) in row.iter_mut().zip(columns) {
+            let a = [a0, a1, a2, a3, a4];
+            let mut green = [0u8; BOARD];
+            let mut open = [0u8; BOARD];
+            for j in 0..BOARD {
+                green[j] = active[j] & u8::from(a[j] == g[j]);
+                open[j] = 1 - green[j];
+            }
+            let mut code = 0u8;
+            for i in 0..BOARD {
+                let mut copies = 0u8;
+                for j in 0..BOARD {
+                    copies += u8::from(a[j] == g[i]) & open[j];
+                }
+                let mut earlier = 0u8;
+                for k in 0..BOARD {
+                    earlier += same[i][k] & open[k];
+                }
+                let yellow = active[i] & open[i] & u8::from(copies > earlier);
+                code += (2 * green[i] + yellow) * WEIGHTS[i];
+            }
+            *cell = code;
+        }
+    }
+}
+
+/// The guess-major table turned answer-major, a block of answers per task so each task
+/// reads short row segments and writes a few columns sequentially.
+fn transpose(cells: &[u8], guesses: usize, answers: usize) -> Vec<u8> {
+    const BLOCK: usize = 64;
+    let mut by_answer = vec![0u8; cells.len()];
+    if guesses == 0 || answers == 0 {
+        return by_answer;
+    }
+    by_answer
+        .par_chunks_mut(BLOCK * guesses)
+        .enumerate()
+        .for_each(|(block, out)| {
+            let first = block * BLOCK;
+            let count = out.len() / guesses;
+            for g in 0..guesses {
+                let src = &cells[g * answers + first..g * answers + first + count];
+                for (t, &pattern) in src.iter().enumerate() {
+                    out[t * guesses + g] = pattern;
+                }
+            }
+        });
+    by_answer
 }

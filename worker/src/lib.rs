@@ -1,1 +1,14 @@
-//! hakase-worker (filled by later issues).
+//! hakase-worker: leases search jobs from a coordinator over gRPC, solves them with the core
+//! solver on rayon, and keeps a sled memo of subproblem values so a restarted worker, and
+//! later runs on the same machine, reuse what it already proved.
+
+pub mod client;
+pub mod error;
+pub mod exec;
+pub mod joblog;
+pub mod memo;
+
+pub use client::{run, WorkerOptions, WorkerSummary};
+pub use error::WorkerError;
+pub use exec::{solve_job, Workbench};
+pub use memo::SledMemo;

@@ -241,3 +241,43 @@ impl<'g> Solver<'g> {
         self.stats.nodes.load(Ordering::Relaxed)
     }
 }
+
+/// A guess the search tries at a node, with the admissible lower bound it is ordered and
+/// pruned by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuessBound {
+    /// The guess.
+    pub guess: GuessId,
+    /// A proven lower bound on the node's value when this guess is played.
+    pub lower: u32,
+}
+
+/// The guesses worth trying at a node, in search order, and the widest split any allowed guess
+/// makes there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GuessOrder {
+    /// Guesses in the solver's order (lower bound, Σ part², list position), deduplicated.
+    pub guesses: Vec<GuessBound>,
+    /// The most non-winning parts any allowed guess makes.
+    pub branching: u32,
+}
+
+impl Solver<'_> {
+    /// The guesses the search tries at `node`, in its order, scanned as `solve_game` scans the
+    /// root (with at least two guesses left). A distributed search orders and prunes the top
+    /// levels with it so that it settles on exactly the guesses the solver would.
+    pub fn guess_order(&self, node: &Node) -> GuessOrder {
+        let scan = self.scan(&node.candidates, node.guesses_left.max(2), &node.hard, None);
+        GuessOrder {
+            guesses: scan
+                .guesses
+                .iter()
+                .map(|s| GuessBound {
+                    guess: s.guess,
+                    lower: s.lower,
+                })
+                .collect(),
+            branching: scan.branching,
+        }
+    }
+}

@@ -167,9 +167,9 @@ impl Solver<'_> {
                 )
             })
             .collect();
-        // Exact values first, then bounds; equal values keep search order, which is the
-        // tie-break the whole solver uses.
-        ranking.sort_by_key(|(index, v)| (!v.outcome.is_exact(), v.outcome.value(), *index));
+        // By value, an exact value before a bound equal to it; equal values keep search
+        // order, which is the tie-break the whole solver uses.
+        ranking.sort_by_key(|(index, v)| (v.outcome.value(), !v.outcome.is_exact(), *index));
         let ranking: Vec<FirstGuessValue> = ranking.into_iter().map(|(_, v)| v).collect();
         let best = ranking
             .first()

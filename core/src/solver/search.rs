@@ -14,6 +14,18 @@ use crate::game::{AnswerId, GuessId};
 use crate::pattern::{Pattern, PATTERNS};
 use crate::tree::Tree;
 
+/// A node being searched: what every step of its search needs.
+#[derive(Clone, Copy)]
+struct Here<'a> {
+    set: &'a [AnswerId],
+    depth: u32,
+    hard: &'a HardState,
+    /// The guesses children need to scan (see [`Solver::inheritable`]).
+    pool: Option<&'a [GuessId]>,
+    /// The widest split any guess makes here: a bound on every child's branching.
+    branching: u32,
+}
+
 /// Sets at least this large search their guesses in parallel.
 const PARALLEL_MIN: usize = 48;
 
@@ -53,7 +65,7 @@ impl Solver<'_> {
             }
             _ => {}
         }
-        if 2 * n - 1 >= beta {
+        if 2 * n > beta {
             return Outcome::AtLeast(2 * n - 1);
         }
         let key = self.key(set, depth, hard);
@@ -79,16 +91,22 @@ impl Solver<'_> {
         } else {
             Vec::new()
         };
-        let pool = self.inheritable().then_some(pool.as_slice());
+        let here = Here {
+            set,
+            depth,
+            hard,
+            pool: self.inheritable().then_some(pool.as_slice()),
+            branching: scan.branching,
+        };
         let floor = scan.guesses.first().map_or(INFEASIBLE, |s| s.lower);
         let outcome = if floor >= beta {
             Outcome::AtLeast(floor)
         } else if let Some(exact) = self.cheap_optimum(&scan.guesses) {
             exact
         } else if set.len() >= PARALLEL_MIN {
-            self.search_parallel(set, depth, hard, &scan.guesses, pool, scan.branching, beta)
+            self.search_parallel(&here, &scan.guesses, beta)
         } else {
-            self.search_sequential(set, depth, hard, &scan.guesses, pool, scan.branching, beta)
+            self.search_sequential(&here, &scan.guesses, beta)
         };
         let entry = match outcome {
             Outcome::Exact { value, guess } => MemoEntry {
@@ -150,16 +168,7 @@ impl Solver<'_> {
         })
     }
 
-    fn search_sequential(
-        &self,
-        set: &[AnswerId],
-        depth: u32,
-        hard: &HardState,
-        guesses: &[GuessStat],
-        pool: Option<&[GuessId]>,
-        branching: u32,
-        beta: u32,
-    ) -> Outcome {
+    fn search_sequential(&self, here: &Here<'_>, guesses: &[GuessStat], beta: u32) -> Outcome {
         let mut best = beta;
         let mut best_guess = None;
         let mut floor = INFEASIBLE;
@@ -168,7 +177,7 @@ impl Solver<'_> {
                 floor = floor.min(stat.lower);
                 break;
             }
-            match self.play(set, depth, hard, stat, pool, branching, best) {
+            match self.play(here, stat, best) {
                 Outcome::Exact { value, .. } => {
                     best = value;
                     best_guess = Some(stat.guess);
@@ -185,16 +194,7 @@ impl Solver<'_> {
     /// Parallel search over the guesses of a big node. The incumbent is (value, order index)
     /// packed in one atomic, so ties resolve to the earliest guess in order exactly as the
     /// sequential search does.
-    fn search_parallel(
-        &self,
-        set: &[AnswerId],
-        depth: u32,
-        hard: &HardState,
-        guesses: &[GuessStat],
-        pool: Option<&[GuessId]>,
-        branching: u32,
-        beta: u32,
-    ) -> Outcome {
+    fn search_parallel(&self, here: &Here<'_>, guesses: &[GuessStat], beta: u32) -> Outcome {
         let pack = |value: u32, index: usize| (u64::from(value) << 32) | index as u64;
         let incumbent = AtomicU64::new(pack(beta, 0));
         let floor = AtomicU32::new(INFEASIBLE);
@@ -208,7 +208,7 @@ impl Solver<'_> {
                 floor.fetch_min(stat.lower, Ordering::Relaxed);
                 return;
             }
-            match self.play(set, depth, hard, stat, pool, branching, cutoff) {
+            match self.play(here, stat, cutoff) {
                 Outcome::Exact { value, .. } => {
                     incumbent.fetch_min(pack(value, index), Ordering::AcqRel);
                 }
@@ -231,16 +231,14 @@ impl Solver<'_> {
 
     /// The value of playing one scanned guess, with cutoff `beta`: parts are searched largest
     /// first, each with the budget the others' bounds leave.
-    fn play(
-        &self,
-        set: &[AnswerId],
-        depth: u32,
-        hard: &HardState,
-        stat: &GuessStat,
-        pool: Option<&[GuessId]>,
-        branching: u32,
-        beta: u32,
-    ) -> Outcome {
+    fn play(&self, here: &Here<'_>, stat: &GuessStat, beta: u32) -> Outcome {
+        let Here {
+            set,
+            depth,
+            hard,
+            pool,
+            branching,
+        } = *here;
         let word = &self.game.guesses()[stat.guess as usize];
         let mut parts = self.split(set, stat.guess);
         parts.sort_by_key(|(_, part)| std::cmp::Reverse(part.len()));

@@ -1,0 +1,712 @@
+//! The coordinator's engine: the plan, the job table with leases, and the results, behind
+//! one lock. Transport-free and synchronous, so the gRPC server and the embedded workers
+//! drive the same code.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use hakase_core::solver::{Outcome, Solution, SolverConfig};
+use hakase_core::{FeedbackTable, Game};
+use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
+
+use super::error::ClusterError;
+use super::plan::{Known, PlanParams, PlanProgress, Planner, Request};
+use super::store::{unix_millis, JobRecord, Store, StoredState};
+
+/// Tuning of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineParams {
+    /// How jobs are cut.
+    pub plan: PlanParams,
+    /// How long a worker holds a job without a heartbeat.
+    pub lease: Duration,
+    /// Jobs to keep asked for at least, whatever the number of workers.
+    pub min_outstanding: usize,
+}
+
+impl Default for EngineParams {
+    fn default() -> Self {
+        EngineParams {
+            plan: PlanParams::default(),
+            lease: Duration::from_secs(30),
+            min_outstanding: 4,
+        }
+    }
+}
+
+/// Counters shown by `hakase status` and the progress bar.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    /// Results received.
+    pub completions: u64,
+    /// Results for jobs that already had a result at least as strong.
+    pub duplicate_completions: u64,
+    /// Results found in the database at start.
+    pub results_loaded: u64,
+    /// Leases that ran out and were handed out again.
+    pub lease_expiries: u64,
+    /// Jobs handed out.
+    pub leases: u64,
+    /// Results rejected as inconsistent.
+    pub rejected: u64,
+    /// Search nodes the workers reported.
+    pub nodes: u64,
+}
+
+/// A picture of the run for status displays.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Snapshot {
+    /// "running", "finished" or "failed: …".
+    pub state: String,
+    /// Jobs ever created.
+    pub jobs_total: u64,
+    /// Jobs with a result.
+    pub jobs_done: u64,
+    /// Jobs waiting for a worker.
+    pub jobs_queued: u64,
+    /// Jobs being solved.
+    pub jobs_leased: u64,
+    /// The counters.
+    pub counters: Counters,
+    /// First guesses at the current budget.
+    pub first_total: u64,
+    /// First guesses settled.
+    pub first_settled: u64,
+    /// The best first guess so far (text) and its total.
+    pub best: Option<(String, u32)>,
+    /// The guess budget being searched.
+    pub guesses_left: u32,
+    /// Workers seen within three lease periods.
+    pub workers: u64,
+    /// Seconds since this coordinator started.
+    pub elapsed_secs: f64,
+    /// Top of the ranking: guess text, exact, value.
+    pub ranking: Vec<(String, bool, u32)>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JobState {
+    Idle,
+    Queued { beta: u32 },
+    Leased { beta: u32, expiry: Instant },
+}
+
+struct Entry {
+    spec: Arc<JobSpec>,
+    state: JobState,
+    priority: (u32, u32, u32),
+    completions: u32,
+}
+
+struct Worker {
+    seen: Instant,
+    slots: usize,
+}
+
+struct State {
+    planner: Planner,
+    known: Known,
+    jobs: HashMap<JobId, Entry>,
+    queue: BTreeSet<((u32, u32, u32), JobId)>,
+    dirty: bool,
+    solution: Option<Arc<Solution>>,
+    failure: Option<String>,
+    counters: Counters,
+    workers: HashMap<u64, Worker>,
+    next_worker: u64,
+    last_ranking: Instant,
+}
+
+/// A job handed to a worker.
+#[derive(Debug, Clone)]
+pub struct Leased {
+    /// The content address.
+    pub id: JobId,
+    /// The subproblem.
+    pub spec: Arc<JobSpec>,
+    /// The cutoff.
+    pub beta: u32,
+}
+
+/// The engine of one run.
+pub struct Engine {
+    /// The game (lives as long as the process).
+    pub game: &'static Game,
+    /// Its feedback table.
+    pub table: &'static FeedbackTable,
+    /// The solver options.
+    pub config: SolverConfig,
+    store: Store,
+    state: Mutex<State>,
+    wake: Condvar,
+    params: EngineParams,
+    started: Instant,
+}
+
+fn stronger(new: Outcome, old: Option<Outcome>) -> bool {
+    match (new, old) {
+        (_, None) => true,
+        (_, Some(Outcome::Exact { .. })) => false,
+        (Outcome::Exact { .. }, _) => true,
+        (Outcome::AtLeast(a), Some(Outcome::AtLeast(b))) => a > b,
+    }
+}
+
+fn answers(outcome: Option<&Outcome>, beta: u32) -> bool {
+    match outcome {
+        Some(Outcome::Exact { .. }) => true,
+        Some(Outcome::AtLeast(bound)) => *bound >= beta,
+        None => false,
+    }
+}
+
+impl Engine {
+    /// Opens the run in `store` (resuming whatever it holds) for `game` under `config`.
+    pub fn new(
+        game: Game,
+        config: SolverConfig,
+        store_path: &std::path::Path,
+        params: EngineParams,
+    ) -> Result<Engine, ClusterError> {
+        let store = Store::open(store_path, &game, &config)?;
+        let game: &'static Game = Box::leak(Box::new(game));
+        let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
+        let planner = Planner::new(game, table, config.clone(), params.plan);
+        let mut known = Known::new();
+        for (id, outcome, _) in store.load_results()? {
+            known.insert(id, outcome);
+        }
+        let mut jobs = HashMap::new();
+        for (id, record) in store.load_jobs()? {
+            jobs.insert(
+                id,
+                Entry {
+                    spec: Arc::new(record.spec),
+                    state: JobState::Idle,
+                    priority: (u32::MAX, 0, 0),
+                    completions: record.completions,
+                },
+            );
+        }
+        let solution = store.solution()?.map(Arc::new);
+        let counters = Counters {
+            results_loaded: known.len() as u64,
+            ..Counters::default()
+        };
+        tracing::info!(
+            db = %store_path.display(),
+            results = known.len(),
+            jobs = jobs.len(),
+            finished = solution.is_some(),
+            "opened the run"
+        );
+        Ok(Engine {
+            game,
+            table,
+            config,
+            store,
+            state: Mutex::new(State {
+                planner,
+                known,
+                jobs,
+                queue: BTreeSet::new(),
+                dirty: true,
+                solution,
+                failure: None,
+                counters,
+                workers: HashMap::new(),
+                next_worker: 1,
+                last_ranking: Instant::now(),
+            }),
+            wake: Condvar::new(),
+            params,
+            started: Instant::now(),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The lease duration workers are told.
+    pub fn lease_duration(&self) -> Duration {
+        self.params.lease
+    }
+
+    /// The run database.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Registers a worker with `slots` job slots; returns its id.
+    pub fn register(&self, slots: usize) -> u64 {
+        let mut state = self.lock();
+        let id = state.next_worker;
+        state.next_worker += 1;
+        state.workers.insert(
+            id,
+            Worker {
+                seen: Instant::now(),
+                slots: slots.max(1),
+            },
+        );
+        state.dirty = true;
+        self.wake.notify_all();
+        id
+    }
+
+    fn touch(state: &mut State, worker: u64) {
+        state
+            .workers
+            .entry(worker)
+            .and_modify(|w| w.seen = Instant::now())
+            .or_insert(Worker {
+                seen: Instant::now(),
+                slots: 1,
+            });
+    }
+
+    /// Hands out up to `max` jobs; `None` when the run is over.
+    pub fn lease(&self, worker: u64, max: usize) -> Option<Vec<Leased>> {
+        let mut out = Vec::new();
+        let mut records = Vec::new();
+        {
+            let mut state = self.lock();
+            if state.solution.is_some() || state.failure.is_some() {
+                return None;
+            }
+            Self::touch(&mut state, worker);
+            let expiry = Instant::now() + self.params.lease;
+            let expiry_ms = unix_millis() + self.params.lease.as_millis() as u64;
+            let State {
+                queue, jobs, known, ..
+            } = &mut *state;
+            while out.len() < max {
+                let Some(key) = queue.pop_first() else {
+                    break;
+                };
+                let id = key.1;
+                let Some(entry) = jobs.get_mut(&id) else {
+                    continue;
+                };
+                let JobState::Queued { beta } = entry.state else {
+                    continue;
+                };
+                if answers(known.get(&id), beta) {
+                    entry.state = JobState::Idle;
+                    continue;
+                }
+                entry.state = JobState::Leased { beta, expiry };
+                out.push(Leased {
+                    id,
+                    spec: entry.spec.clone(),
+                    beta,
+                });
+                records.push((
+                    id,
+                    JobRecord {
+                        spec: (*entry.spec).clone(),
+                        state: StoredState::Leased {
+                            beta,
+                            expiry: expiry_ms,
+                        },
+                        completions: entry.completions,
+                    },
+                ));
+            }
+            state.counters.leases += out.len() as u64;
+            if state.queue.is_empty() {
+                state.dirty = true;
+                self.wake.notify_all();
+            }
+        }
+        for (id, record) in records {
+            if let Err(err) = self.store.put_job(id, &record) {
+                tracing::warn!(%err, "recording a lease");
+            }
+        }
+        Some(out)
+    }
+
+    /// Extends the leases of jobs still being solved.
+    pub fn heartbeat(&self, worker: u64, ids: &[JobId]) {
+        let mut state = self.lock();
+        Self::touch(&mut state, worker);
+        let expiry = Instant::now() + self.params.lease;
+        for id in ids {
+            if let Some(entry) = state.jobs.get_mut(id) {
+                if let JobState::Leased { beta, .. } = entry.state {
+                    entry.state = JobState::Leased { beta, expiry };
+                }
+            }
+        }
+    }
+
+    /// The spec of a job this run created.
+    pub fn spec(&self, id: JobId) -> Option<Arc<JobSpec>> {
+        self.lock().jobs.get(&id).map(|e| e.spec.clone())
+    }
+
+    /// Takes a worker's result: checks it against the job, stores it if it adds anything, and
+    /// returns once it is durable. Ok(false) for a duplicate.
+    pub fn complete(
+        &self,
+        worker: u64,
+        id: JobId,
+        answer: JobAnswer,
+    ) -> Result<bool, ClusterError> {
+        let (spec, previous) = {
+            let mut state = self.lock();
+            Self::touch(&mut state, worker);
+            let spec = state
+                .jobs
+                .get(&id)
+                .map(|e| e.spec.clone())
+                .ok_or_else(|| ClusterError::UnknownJob(id.to_string()))?;
+            (spec, state.known.get(&id).copied())
+        };
+        if let Err(err) = self.check(&spec, &answer) {
+            self.lock().counters.rejected += 1;
+            return Err(err);
+        }
+        let new = stronger(answer.outcome, previous);
+        if new {
+            self.store.put_result(id, &answer)?;
+        }
+        // The job stays leased until its result is durable and known: a replan in between
+        // must not hand it out again.
+        let completions = self.lock().jobs.get(&id).map_or(1, |e| e.completions + 1);
+        self.store.put_job(
+            id,
+            &JobRecord {
+                spec: (*spec).clone(),
+                state: StoredState::Done,
+                completions,
+            },
+        )?;
+        self.store.flush()?;
+        let mut state = self.lock();
+        state.counters.completions += 1;
+        state.counters.nodes += answer.nodes;
+        if let Some(entry) = state.jobs.get_mut(&id) {
+            entry.completions += 1;
+            if matches!(entry.state, JobState::Leased { .. }) {
+                entry.state = JobState::Idle;
+            }
+        }
+        if new {
+            let merged = match (answer.outcome, state.known.get(&id)) {
+                (o, old) if stronger(o, old.copied()) => o,
+                (_, Some(old)) => *old,
+                (o, None) => o,
+            };
+            state.known.insert(id, merged);
+        } else {
+            state.counters.duplicate_completions += 1;
+        }
+        // A result can arrive for a job queued again meanwhile (after a lease expiry or a
+        // coordinator restart): if it answers that request, the job leaves the queue.
+        let known = state.known.get(&id).copied();
+        if let Some(entry) = state.jobs.get_mut(&id) {
+            if let JobState::Queued { beta } = entry.state {
+                if answers(known.as_ref(), beta) {
+                    entry.state = JobState::Idle;
+                }
+            }
+        }
+        state.dirty = true;
+        self.wake.notify_all();
+        Ok(new)
+    }
+
+    /// Refuses results that contradict their job: an exact value must come with a tree that
+    /// reaches it over the job's candidates within its guesses.
+    fn check(&self, spec: &JobSpec, answer: &JobAnswer) -> Result<(), ClusterError> {
+        let Outcome::Exact { value, guess } = answer.outcome else {
+            return Ok(());
+        };
+        let tree = answer
+            .tree
+            .as_ref()
+            .ok_or_else(|| ClusterError::BadResult("exact result without a tree".into()))?;
+        if let JobKind::Guess(g) = spec.kind {
+            if guess != g || tree.guess != g {
+                return Err(ClusterError::BadResult(
+                    "tree does not start with the job's guess".into(),
+                ));
+            }
+        }
+        let eval = tree.evaluate(self.game, self.table, &spec.node.candidates);
+        if !eval.unsolved.is_empty()
+            || eval.total != u64::from(value)
+            || eval.worst > spec.node.guesses_left
+        {
+            return Err(ClusterError::BadResult(format!(
+                "tree totals {} (worst {}, {} unsolved), result says {value}",
+                eval.total,
+                eval.worst,
+                eval.unsolved.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Wants this many jobs asked for: enough to keep every live worker busy.
+    fn want(&self, state: &State) -> usize {
+        let live = Instant::now() - self.params.lease * 3;
+        let slots: usize = state
+            .workers
+            .values()
+            .filter(|w| w.seen >= live)
+            .map(|w| w.slots)
+            .sum();
+        (2 * slots).max(self.params.min_outstanding)
+    }
+
+    /// One planning pass: settles what the results allow and queues the jobs needed now.
+    fn replan(&self, state: &mut State) {
+        state.dirty = false;
+        if state.solution.is_some() || state.failure.is_some() {
+            return;
+        }
+        let want = self.want(state);
+        let plan = {
+            let State { planner, known, .. } = &mut *state;
+            planner.plan(known, want)
+        };
+        let mut wanted: HashMap<JobId, Request> = HashMap::new();
+        for request in plan.requests {
+            match wanted.get_mut(&request.id) {
+                Some(r) => {
+                    r.beta = r.beta.max(request.beta);
+                    r.priority = r.priority.min(request.priority);
+                }
+                None => {
+                    wanted.insert(request.id, request);
+                }
+            }
+        }
+        let queued: Vec<((u32, u32, u32), JobId)> = state.queue.iter().copied().collect();
+        for key in queued {
+            if !wanted.contains_key(&key.1) {
+                state.queue.remove(&key);
+                if let Some(entry) = state.jobs.get_mut(&key.1) {
+                    entry.state = JobState::Idle;
+                }
+            }
+        }
+        let mut created = Vec::new();
+        for (id, request) in wanted {
+            if answers(state.known.get(&id), request.beta) {
+                continue;
+            }
+            let entry = state.jobs.entry(id).or_insert_with(|| {
+                created.push(id);
+                Entry {
+                    spec: request.spec.clone(),
+                    state: JobState::Idle,
+                    priority: request.priority,
+                    completions: 0,
+                }
+            });
+            match entry.state {
+                JobState::Leased { .. } => {}
+                JobState::Idle | JobState::Queued { .. } => {
+                    let old = (entry.priority, id);
+                    entry.state = JobState::Queued { beta: request.beta };
+                    entry.priority = request.priority;
+                    state.queue.remove(&old);
+                    state.queue.insert((request.priority, id));
+                }
+            }
+        }
+        for id in created {
+            if let Some(entry) = state.jobs.get(&id) {
+                let record = JobRecord {
+                    spec: (*entry.spec).clone(),
+                    state: StoredState::Queued {
+                        beta: match entry.state {
+                            JobState::Queued { beta } => beta,
+                            _ => 0,
+                        },
+                    },
+                    completions: 0,
+                };
+                if let Err(err) = self.store.put_job(id, &record) {
+                    tracing::warn!(%err, "recording a job");
+                }
+            }
+        }
+        if state.last_ranking.elapsed() > Duration::from_secs(5) {
+            state.last_ranking = Instant::now();
+            let _ = self.store.put_ranking(&state.planner.ranking());
+            let _ = self.store.touch();
+        }
+        if plan.finished {
+            self.finish(state);
+        }
+    }
+
+    fn finish(&self, state: &mut State) {
+        let tree = {
+            let State { planner, known, .. } = &mut *state;
+            let store = &self.store;
+            planner.tree(known, &|id| store.tree(id).ok().flatten())
+        };
+        let tree = match tree {
+            Ok(tree) => tree,
+            Err(why) => {
+                tracing::error!(%why, "the run finished but its tree cannot be assembled");
+                state.failure = Some(why);
+                self.wake.notify_all();
+                return;
+            }
+        };
+        let evaluation = tree
+            .as_ref()
+            .map(|t| t.evaluate(self.game, self.table, &self.game.all_answers()));
+        let solution = Solution {
+            config: self.config.clone(),
+            guesses_left: state.planner.guesses_left(),
+            best: state.planner.best(),
+            ranking: state.planner.ranking(),
+            proven: self.config.is_exact(),
+            tree,
+            evaluation,
+        };
+        if let Err(err) = self.store.put_solution(&solution) {
+            tracing::error!(%err, "storing the solution");
+        }
+        state.solution = Some(Arc::new(solution));
+        self.wake.notify_all();
+    }
+
+    /// Returns leases that ran out to the queue (by replanning).
+    fn expire(&self, state: &mut State) {
+        let now = Instant::now();
+        let mut expired = 0;
+        for entry in state.jobs.values_mut() {
+            if let JobState::Leased { expiry, .. } = entry.state {
+                if expiry <= now {
+                    entry.state = JobState::Idle;
+                    expired += 1;
+                }
+            }
+        }
+        if expired > 0 {
+            tracing::warn!(expired, "leases expired; their jobs go to other workers");
+            state.counters.lease_expiries += expired;
+            state.dirty = true;
+        }
+    }
+
+    /// The planning loop: replans whenever results arrive or leases run out, until the run
+    /// is over or `stop` is set. Run it on its own thread.
+    pub fn drive(&self, stop: &std::sync::atomic::AtomicBool) {
+        use std::sync::atomic::Ordering;
+        let tick = (self.params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
+        let mut state = self.lock();
+        loop {
+            if stop.load(Ordering::Relaxed) || state.solution.is_some() || state.failure.is_some() {
+                return;
+            }
+            self.expire(&mut state);
+            if state.dirty {
+                self.replan(&mut state);
+                continue;
+            }
+            state = self
+                .wake
+                .wait_timeout(state, tick)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// Wakes [`Engine::drive`] and [`Engine::wait`] (for shutdown).
+    pub fn poke(&self) {
+        self.wake.notify_all();
+    }
+
+    /// Waits up to `timeout` for the run to end; returns its solution once there is one.
+    pub fn wait(&self, timeout: Duration) -> Result<Option<Arc<Solution>>, ClusterError> {
+        let state = self.lock();
+        let state = if state.solution.is_none() && state.failure.is_none() {
+            self.wake
+                .wait_timeout(state, timeout)
+                .unwrap_or_else(|p| p.into_inner())
+                .0
+        } else {
+            state
+        };
+        if let Some(why) = &state.failure {
+            return Err(ClusterError::Assembly(why.clone()));
+        }
+        Ok(state.solution.clone())
+    }
+
+    /// The solution, once the run is over.
+    pub fn solution(&self) -> Option<Arc<Solution>> {
+        self.lock().solution.clone()
+    }
+
+    /// A picture of the run.
+    pub fn snapshot(&self) -> Snapshot {
+        let state = self.lock();
+        let progress: PlanProgress = state.planner.progress();
+        let (queued, leased) = state.jobs.values().fold((0, 0), |(q, l), e| match e.state {
+            JobState::Queued { .. } => (q + 1, l),
+            JobState::Leased { .. } => (q, l + 1),
+            JobState::Idle => (q, l),
+        });
+        let text = |g| self.game.guess_text(g).to_string();
+        let ranking_source = match &state.solution {
+            Some(solution) => solution.ranking.clone(),
+            None => state.planner.ranking(),
+        };
+        let ranking = ranking_source
+            .iter()
+            .take(10)
+            .map(|v| (text(v.guess), v.outcome.is_exact(), v.outcome.value()))
+            .collect();
+        let best = match &state.solution {
+            Some(solution) => solution.best.map(|b| (text(b.guess), b.outcome.value())),
+            None => progress.best.map(|(g, v)| (text(g), v)),
+        };
+        let live = Instant::now() - self.params.lease * 3;
+        Snapshot {
+            state: match (&state.solution, &state.failure) {
+                (_, Some(why)) => format!("failed: {why}"),
+                (Some(_), None) => "finished".into(),
+                (None, None) => "running".into(),
+            },
+            jobs_total: state.jobs.len() as u64,
+            jobs_done: state.known.len() as u64,
+            jobs_queued: queued,
+            jobs_leased: leased,
+            counters: state.counters.clone(),
+            first_total: progress.total as u64,
+            first_settled: if state.solution.is_some() {
+                progress.total as u64
+            } else {
+                progress.settled as u64
+            },
+            best,
+            guesses_left: progress.guesses_left,
+            workers: state.workers.values().filter(|w| w.seen >= live).count() as u64,
+            elapsed_secs: self.started.elapsed().as_secs_f64(),
+            ranking,
+        }
+    }
+
+    /// Makes everything durable (for shutdown).
+    pub fn flush(&self) -> Result<(), ClusterError> {
+        let ranking = self.lock().planner.ranking();
+        if self.solution().is_none() {
+            self.store.put_ranking(&ranking)?;
+        }
+        self.store.touch()?;
+        self.store.flush()
+    }
+}

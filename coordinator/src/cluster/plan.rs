@@ -1,0 +1,661 @@
+//! The top two levels of the search as branch and bound over job results.
+//!
+//! First guesses are taken in the solver's order, each pruned as soon as its lower bound
+//! reaches the best total so far. The parts after a first guess are solved inline when tiny,
+//! become first-move jobs ([`JobKind::Node`]) when medium, and are split again by their own
+//! guesses into second-move jobs ([`JobKind::Guess`]) when large. The plan is a function of
+//! the game, the options and the results known so far: after a restart the coordinator plans
+//! again and finds every finished job among the stored results.
+//!
+//! Determinism: like the solver, a node settles on the first guess in order (lower bound,
+//! Σ part², list position) among those of least value, whatever order results arrive in.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use hakase_core::solver::bounds::min_depth;
+use hakase_core::solver::hard::HardState;
+use hakase_core::solver::{
+    FirstGuessValue, GuessBound, Mode, Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE,
+};
+use hakase_core::tree::Tree;
+use hakase_core::{FeedbackTable, Game, GuessId, Pattern};
+use hakase_proto::job::{JobId, JobKind, JobSpec};
+
+/// How the plan cuts the search into jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanParams {
+    /// Parts of at most this many answers are solved by the coordinator itself.
+    pub inline_max: usize,
+    /// Parts of at least this many answers are split by their second guesses.
+    pub split_min: usize,
+    /// Second guesses of one large part searched at once.
+    pub split_window: usize,
+}
+
+impl Default for PlanParams {
+    fn default() -> Self {
+        PlanParams {
+            inline_max: 4,
+            split_min: usize::MAX,
+            split_window: 4,
+        }
+    }
+}
+
+/// A job the plan needs now: its cutoff and its place in line (smaller first).
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The content address.
+    pub id: JobId,
+    /// The subproblem.
+    pub spec: Arc<JobSpec>,
+    /// The cutoff needed.
+    pub beta: u32,
+    /// Queue order: first-guess index, then part and second-guess rank.
+    pub priority: (u32, u32, u32),
+}
+
+/// What is known about each job: the strongest outcome received.
+pub type Known = HashMap<JobId, Outcome>;
+
+/// Where the plan stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlanProgress {
+    /// First guesses at the current budget.
+    pub total: usize,
+    /// First guesses settled (exact or pruned).
+    pub settled: usize,
+    /// The best first guess so far and its total.
+    pub best: Option<(GuessId, u32)>,
+    /// The guess budget being searched.
+    pub guesses_left: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    Unopened,
+    Open,
+    Exact(u32),
+    Pruned(u32),
+}
+
+enum Source {
+    /// Solved on the spot (tiny or trivial parts): exact, or infeasible.
+    Known(Outcome),
+    /// A first-move job.
+    Job(JobId, Arc<JobSpec>),
+    /// Split into second-move jobs.
+    Split(Split),
+}
+
+struct Part {
+    pattern: Pattern,
+    node: Node,
+    source: Source,
+}
+
+struct Split {
+    order: Vec<GuessBound>,
+    jobs: Vec<Option<(JobId, Arc<JobSpec>)>>,
+}
+
+struct First {
+    status: Status,
+    parts: Vec<Part>,
+}
+
+/// One budget's search: the first guesses in order and what is known of each.
+struct Level {
+    guesses_left: u32,
+    root: Node,
+    order: Vec<GuessBound>,
+    firsts: Vec<First>,
+    opened: usize,
+    incumbent: Option<(u32, usize)>,
+}
+
+/// The plan of a whole run (for the worst-case objective, one level per budget tried).
+pub struct Planner {
+    solver: Solver<'static>,
+    fingerprint: String,
+    config: SolverConfig,
+    params: PlanParams,
+    budgets: Vec<u32>,
+    budget: usize,
+    level: Level,
+    done: bool,
+}
+
+/// What one planning pass found.
+pub struct Plan {
+    /// Every job needed now.
+    pub requests: Vec<Request>,
+    /// True when the search is over.
+    pub finished: bool,
+}
+
+/// Memo entries of the coordinator's own solver (inline parts, orders).
+const PLANNER_MEMO: usize = 2_000_000;
+
+impl Planner {
+    /// A plan for `game` under `config`.
+    pub fn new(
+        game: &'static Game,
+        table: &'static FeedbackTable,
+        config: SolverConfig,
+        params: PlanParams,
+    ) -> Planner {
+        let solver = Solver::new(game, table, config.clone(), PLANNER_MEMO);
+        let cap = config.guess_cap(game);
+        let budgets: Vec<u32> = match config.objective {
+            Objective::Total => vec![cap],
+            Objective::Worst => {
+                let root = solver.root(cap);
+                let branching = solver.guess_order(&root).branching;
+                let start = min_depth(root.candidates.len() as u32, branching).max(1);
+                (start..=cap).collect()
+            }
+        };
+        let level = Level::new(&solver, budgets.first().copied().unwrap_or(cap));
+        Planner {
+            fingerprint: game.fingerprint().to_string(),
+            solver,
+            config,
+            params,
+            budgets,
+            budget: 0,
+            level,
+            done: false,
+        }
+    }
+
+    /// The coordinator's own solver (for trees of inline parts).
+    pub fn solver(&self) -> &Solver<'static> {
+        &self.solver
+    }
+
+    /// Where the search stands.
+    pub fn progress(&self) -> PlanProgress {
+        let level = &self.level;
+        PlanProgress {
+            total: level.order.len(),
+            settled: level
+                .firsts
+                .iter()
+                .filter(|f| matches!(f.status, Status::Exact(_) | Status::Pruned(_)))
+                .count(),
+            best: level
+                .incumbent
+                .map(|(value, at)| (level.order[at].guess, value)),
+            guesses_left: level.guesses_left,
+        }
+    }
+
+    /// Plans with what is known: settles what it can and lists every job needed now, opening
+    /// first guesses in order until at least `want` jobs are asked for.
+    pub fn plan(&mut self, known: &Known, want: usize) -> Plan {
+        loop {
+            if self.done {
+                return Plan {
+                    requests: Vec::new(),
+                    finished: true,
+                };
+            }
+            let requests = self.plan_level(known, want);
+            let level = &self.level;
+            let settled = level.opened == level.order.len()
+                && level.firsts.iter().all(|f| f.status != Status::Open);
+            if !settled {
+                return Plan {
+                    requests,
+                    finished: false,
+                };
+            }
+            if level.incumbent.is_some() || self.budget + 1 >= self.budgets.len() {
+                self.done = true;
+                continue;
+            }
+            self.budget += 1;
+            self.level = Level::new(&self.solver, self.budgets[self.budget]);
+        }
+    }
+
+    fn plan_level(&mut self, known: &Known, want: usize) -> Vec<Request> {
+        'again: loop {
+            self.settle(known);
+            let mut requests = Vec::new();
+            let open: Vec<usize> = (0..self.level.opened)
+                .filter(|&i| self.level.firsts[i].status == Status::Open)
+                .collect();
+            for i in open {
+                let beta = self.level.cutoff(i);
+                let status = self.eval_first(i, beta, known, Some(&mut requests));
+                debug_assert_eq!(status, Status::Open);
+            }
+            while self.level.opened < self.level.order.len() {
+                if requests.len() >= want {
+                    break;
+                }
+                let i = self.level.opened;
+                self.level.opened += 1;
+                let beta = self.level.cutoff(i);
+                if self.level.order[i].lower >= beta {
+                    self.level.firsts[i].status = Status::Pruned(self.level.order[i].lower);
+                    continue;
+                }
+                self.materialise(i);
+                let status = self.eval_first(i, beta, known, Some(&mut requests));
+                self.level.firsts[i].status = status;
+                if let Status::Exact(value) = status {
+                    if self.level.improve(value, i) {
+                        continue 'again;
+                    }
+                }
+            }
+            return requests;
+        }
+    }
+
+    /// Settles open first guesses until the incumbent stops improving.
+    fn settle(&mut self, known: &Known) {
+        loop {
+            let mut improved = false;
+            for i in 0..self.level.opened {
+                if self.level.firsts[i].status != Status::Open {
+                    continue;
+                }
+                let beta = self.level.cutoff(i);
+                let status = self.eval_first(i, beta, known, None);
+                self.level.firsts[i].status = status;
+                if let Status::Exact(value) = status {
+                    improved |= self.level.improve(value, i);
+                }
+            }
+            if !improved {
+                return;
+            }
+        }
+    }
+
+    /// Splits the root by first guess `i` and decides how each part is solved.
+    fn materialise(&mut self, i: usize) {
+        let game = self.solver.game();
+        let table = self.solver.table();
+        let guess = self.level.order[i].guess;
+        let word = game.guesses()[guess as usize];
+        let left = self.level.guesses_left.saturating_sub(1);
+        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); hakase_core::pattern::PATTERNS];
+        let row = table.row(guess);
+        for &a in &self.level.root.candidates {
+            buckets[row[a as usize] as usize].push(a);
+        }
+        let mut parts = Vec::new();
+        for (code, candidates) in buckets.into_iter().enumerate() {
+            let pattern = Pattern(code as u8);
+            if candidates.is_empty() || pattern == Pattern::ALL_GREEN {
+                continue;
+            }
+            let hard = if self.config.mode == Mode::Hard {
+                self.level.root.hard.after(&word, pattern)
+            } else {
+                HardState::default()
+            };
+            let n = candidates.len();
+            let node = Node {
+                candidates,
+                guesses_left: left.min(n as u32),
+                hard,
+            };
+            let source = self.source(&node);
+            parts.push(Part {
+                pattern,
+                node,
+                source,
+            });
+        }
+        self.level.firsts[i].parts = parts;
+    }
+
+    fn source(&self, node: &Node) -> Source {
+        let n = node.candidates.len();
+        let trivial = n <= 2 || node.guesses_left <= 1;
+        if trivial || n <= self.params.inline_max {
+            return Source::Known(self.solver.evaluate(node, INFEASIBLE));
+        }
+        if n >= self.params.split_min {
+            let order = self.solver.guess_order(node).guesses;
+            let jobs = vec![None; order.len()];
+            return Source::Split(Split { order, jobs });
+        }
+        let spec = JobSpec {
+            kind: JobKind::Node,
+            node: node.clone(),
+        };
+        Source::Job(spec.id(&self.fingerprint, &self.config), Arc::new(spec))
+    }
+
+    /// The status of first guess `i` under cutoff `beta`; with `requests`, also asks for
+    /// every job it still needs.
+    fn eval_first(
+        &mut self,
+        i: usize,
+        beta: u32,
+        known: &Known,
+        requests: Option<&mut Vec<Request>>,
+    ) -> Status {
+        let n = self.level.root.candidates.len() as u32;
+        let (fingerprint, config, window) =
+            (&self.fingerprint, &self.config, self.params.split_window);
+        let parts = &mut self.level.firsts[i].parts;
+        let values: Vec<(u32, bool)> = parts
+            .iter_mut()
+            .map(|p| part_value(p, known, fingerprint, config))
+            .collect();
+        let sum = values
+            .iter()
+            .fold(n, |acc, (v, _)| acc.saturating_add(*v))
+            .min(INFEASIBLE);
+        if values.iter().all(|(_, exact)| *exact) && sum < INFEASIBLE {
+            return Status::Exact(sum);
+        }
+        if sum >= beta {
+            return Status::Pruned(sum);
+        }
+        if let Some(requests) = requests {
+            for (rank, (part, (value, exact))) in parts.iter_mut().zip(&values).enumerate() {
+                if *exact {
+                    continue;
+                }
+                let part_beta = beta - (sum - value);
+                let priority = (i as u32, rank as u32);
+                match &mut part.source {
+                    Source::Known(_) => {}
+                    Source::Job(id, spec) => requests.push(Request {
+                        id: *id,
+                        spec: spec.clone(),
+                        beta: part_beta,
+                        priority: (priority.0, priority.1, 0),
+                    }),
+                    Source::Split(split) => split.request(
+                        &part.node,
+                        part_beta,
+                        known,
+                        fingerprint,
+                        config,
+                        window,
+                        priority,
+                        requests,
+                    ),
+                }
+            }
+        }
+        Status::Open
+    }
+
+    /// Every first guess considered at the current budget, best first.
+    pub fn ranking(&self) -> Vec<FirstGuessValue> {
+        let level = &self.level;
+        let mut ranked: Vec<(usize, FirstGuessValue)> = level
+            .firsts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, f)| {
+                let guess = level.order[i].guess;
+                let outcome = match f.status {
+                    Status::Exact(value) => Outcome::Exact { value, guess },
+                    Status::Pruned(bound) => Outcome::AtLeast(bound),
+                    Status::Unopened | Status::Open => return None,
+                };
+                Some((i, FirstGuessValue { guess, outcome }))
+            })
+            .collect();
+        ranked.sort_by_key(|(i, v)| (!v.outcome.is_exact(), v.outcome.value(), *i));
+        ranked.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// The budget of the current level.
+    pub fn guesses_left(&self) -> u32 {
+        self.level.guesses_left
+    }
+
+    /// The best first guess with its total, once the search is over.
+    pub fn best(&self) -> Option<FirstGuessValue> {
+        let (value, at) = self.level.incumbent?;
+        let guess = self.level.order[at].guess;
+        Some(FirstGuessValue {
+            guess,
+            outcome: Outcome::Exact { value, guess },
+        })
+    }
+
+    /// The optimal tree of the finished search, from the subtrees stored with job results
+    /// (`tree_of`) and the coordinator's own solves.
+    pub fn tree(
+        &mut self,
+        known: &Known,
+        tree_of: &dyn Fn(JobId) -> Option<Tree>,
+    ) -> Result<Option<Tree>, String> {
+        let Some((_, at)) = self.level.incumbent else {
+            return Ok(None);
+        };
+        let guess = self.level.order[at].guess;
+        let (fingerprint, config) = (&self.fingerprint, &self.config);
+        let mut branches = Vec::new();
+        for part in &mut self.level.firsts[at].parts {
+            let subtree = match &mut part.source {
+                Source::Known(_) => self.solver.tree(&part.node),
+                Source::Job(id, _) => tree_of(*id),
+                Source::Split(split) => {
+                    let (_, best) = split.scan(&part.node, known, fingerprint, config);
+                    match best {
+                        Some((_, j)) => {
+                            let (id, _) = split.job(j, &part.node, fingerprint, config);
+                            tree_of(id)
+                        }
+                        None => None,
+                    }
+                }
+            };
+            let subtree = subtree.ok_or_else(|| {
+                format!(
+                    "no subtree for the part of {} answers after pattern {}",
+                    part.node.candidates.len(),
+                    part.pattern.0
+                )
+            })?;
+            branches.push((part.pattern, subtree));
+        }
+        Ok(Some(Tree { guess, branches }))
+    }
+}
+
+impl Level {
+    fn new(solver: &Solver<'static>, guesses_left: u32) -> Level {
+        let root = solver.root(guesses_left);
+        let order = solver.guess_order(&root).guesses;
+        let firsts = (0..order.len())
+            .map(|_| First {
+                status: Status::Unopened,
+                parts: Vec::new(),
+            })
+            .collect();
+        Level {
+            guesses_left,
+            root,
+            order,
+            firsts,
+            opened: 0,
+            incumbent: None,
+        }
+    }
+
+    /// The cutoff for first guess `i`: an earlier guess may tie the best and still win, a
+    /// later one must beat it.
+    fn cutoff(&self, i: usize) -> u32 {
+        match self.incumbent {
+            None => INFEASIBLE,
+            Some((value, at)) if i < at => value + 1,
+            Some((value, _)) => value,
+        }
+    }
+
+    /// Takes (value, i) as the incumbent if it is better; true when it was.
+    fn improve(&mut self, value: u32, i: usize) -> bool {
+        if value >= INFEASIBLE {
+            return false;
+        }
+        match self.incumbent {
+            Some(current) if current <= (value, i) => false,
+            _ => {
+                self.incumbent = Some((value, i));
+                true
+            }
+        }
+    }
+}
+
+/// A part's lower bound and whether it is exact.
+fn part_value(
+    part: &mut Part,
+    known: &Known,
+    fingerprint: &str,
+    config: &SolverConfig,
+) -> (u32, bool) {
+    let n = part.node.candidates.len() as u32;
+    let floor = 2 * n - 1;
+    match &mut part.source {
+        Source::Known(Outcome::Exact { value, .. }) => (*value, true),
+        Source::Known(Outcome::AtLeast(bound)) => (*bound, false),
+        Source::Job(id, _) => match known.get(id) {
+            Some(Outcome::Exact { value, .. }) => (*value, true),
+            Some(Outcome::AtLeast(bound)) => ((*bound).max(floor), false),
+            None => (floor, false),
+        },
+        Source::Split(split) => {
+            let (lower, best) = split.scan(&part.node, known, fingerprint, config);
+            match best {
+                Some((value, _)) => (value, true),
+                None => (lower.max(floor), false),
+            }
+        }
+    }
+}
+
+impl Split {
+    fn job(
+        &mut self,
+        j: usize,
+        node: &Node,
+        fingerprint: &str,
+        config: &SolverConfig,
+    ) -> (JobId, Arc<JobSpec>) {
+        let guess = self.order[j].guess;
+        self.jobs[j]
+            .get_or_insert_with(|| {
+                let spec = JobSpec {
+                    kind: JobKind::Guess(guess),
+                    node: node.clone(),
+                };
+                (spec.id(fingerprint, config), Arc::new(spec))
+            })
+            .clone()
+    }
+
+    /// The value known of second guess `j`: exact, or a lower bound.
+    fn value(
+        &mut self,
+        j: usize,
+        node: &Node,
+        known: &Known,
+        fingerprint: &str,
+        config: &SolverConfig,
+    ) -> (u32, bool) {
+        let lower = self.order[j].lower;
+        let (id, _) = self.job(j, node, fingerprint, config);
+        match known.get(&id) {
+            Some(Outcome::Exact { value, .. }) => (*value, true),
+            Some(Outcome::AtLeast(bound)) => ((*bound).max(lower), false),
+            None => (lower, false),
+        }
+    }
+
+    /// The part's lower bound, and its exact value with the winning second guess's index
+    /// once every other second guess is proven no better.
+    fn scan(
+        &mut self,
+        node: &Node,
+        known: &Known,
+        fingerprint: &str,
+        config: &SolverConfig,
+    ) -> (u32, Option<(u32, usize)>) {
+        let mut lower = INFEASIBLE;
+        let mut best: Option<(u32, usize)> = None;
+        let mut seen: Vec<(u32, bool)> = Vec::new();
+        for j in 0..self.order.len() {
+            // The order is by bound: nothing further on can go below what is already known.
+            if self.order[j].lower >= lower {
+                break;
+            }
+            let (value, exact) = self.value(j, node, known, fingerprint, config);
+            seen.push((value, exact));
+            lower = lower.min(value);
+            if exact && best.is_none_or(|b| (value, j) < b) {
+                best = Some((value, j));
+            }
+        }
+        let settled = match best {
+            Some((value, at)) if value == lower => {
+                seen[..at].iter().all(|&(v, exact)| exact || v > value)
+            }
+            _ => false,
+        };
+        (lower, if settled { best } else { None })
+    }
+
+    /// Asks for the second-move jobs this part needs under cutoff `beta`: the first
+    /// `window` second guesses not yet proven out, each with its own cutoff.
+    #[allow(clippy::too_many_arguments)]
+    fn request(
+        &mut self,
+        node: &Node,
+        beta: u32,
+        known: &Known,
+        fingerprint: &str,
+        config: &SolverConfig,
+        window: usize,
+        priority: (u32, u32),
+        requests: &mut Vec<Request>,
+    ) {
+        let mut best: Option<(u32, usize)> = None;
+        let mut asked = 0;
+        for j in 0..self.order.len() {
+            let cut = match best {
+                Some((value, at)) if j < at => beta.min(value + 1),
+                Some((value, _)) => beta.min(value),
+                None => beta,
+            };
+            if self.order[j].lower >= cut {
+                break;
+            }
+            let (value, exact) = self.value(j, node, known, fingerprint, config);
+            if exact {
+                if best.is_none_or(|b| (value, j) < b) {
+                    best = Some((value, j));
+                }
+                continue;
+            }
+            if value >= cut || asked >= window {
+                continue;
+            }
+            let (id, spec) = self.job(j, node, fingerprint, config);
+            requests.push(Request {
+                id,
+                spec,
+                beta: cut,
+                priority: (priority.0, priority.1, j as u32 + 1),
+            });
+            asked += 1;
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! The coordinator's gRPC server: the Cluster service for workers and the Admin service for
+//! operators, both behind the shared token, plus health and reflection (so grpcurl works),
+//! optionally over TLS. Every request is validated; bad ones get InvalidArgument.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use hakase_proto::job::{JobAnswer, JobId};
+use hakase_proto::v1::admin_server::{Admin, AdminServer};
+use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
+use hakase_proto::v1::{
+    CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, LeaseReply,
+    LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, StatusReply, StatusRequest,
+};
+use hakase_proto::{AUTH_HEADER, FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};
+use tonic::service::interceptor::InterceptedService;
+use tonic::service::Interceptor;
+use tonic::transport::server::TcpIncoming;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::{Request, Response, Status};
+
+use super::engine::Engine;
+use super::error::ClusterError;
+
+/// Most jobs one lease may ask for.
+pub const MAX_LEASE: u32 = 1024;
+/// Most job ids one heartbeat may carry.
+pub const MAX_HEARTBEAT_IDS: usize = 65_536;
+
+/// How the server listens.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Address to listen on (port 0 picks a free one; the bound address is logged).
+    pub listen: SocketAddr,
+    /// The shared token workers and admins must present.
+    pub token: String,
+    /// PEM certificate and key for TLS.
+    pub tls: Option<(PathBuf, PathBuf)>,
+}
+
+/// Checks the `authorization: Bearer <token>` metadata of every call.
+#[derive(Clone)]
+pub struct CheckToken {
+    expected: Arc<Vec<u8>>,
+}
+
+impl CheckToken {
+    /// Accepts `token` only.
+    pub fn new(token: &str) -> CheckToken {
+        CheckToken {
+            expected: Arc::new(hakase_proto::bearer(token).into_bytes()),
+        }
+    }
+}
+
+impl Interceptor for CheckToken {
+    fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
+        let given = request
+            .metadata()
+            .get(AUTH_HEADER)
+            .map(|v| v.as_bytes())
+            .unwrap_or_default();
+        // Constant-time comparison: the token is a password.
+        let same = given.len() == self.expected.len()
+            && given
+                .iter()
+                .zip(self.expected.iter())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0;
+        if same {
+            Ok(request)
+        } else {
+            Err(Status::unauthenticated(
+                "missing or wrong token (set --token or HAKASE_TOKEN to the coordinator's)",
+            ))
+        }
+    }
+}
+
+/// The Cluster and Admin services over one engine.
+#[derive(Clone)]
+pub struct Services {
+    engine: Arc<Engine>,
+    game: Arc<GameSpec>,
+    fingerprint: String,
+    config_json: String,
+}
+
+impl Services {
+    /// Services for `engine`'s run.
+    pub fn new(engine: Arc<Engine>) -> Services {
+        let game = Arc::new(hakase_proto::game::to_spec(engine.game));
+        let fingerprint = engine.game.fingerprint().to_string();
+        let config_json = serde_json::to_string(&engine.config).unwrap_or_default();
+        Services {
+            engine,
+            game,
+            fingerprint,
+            config_json,
+        }
+    }
+
+    fn check_game(&self, fingerprint: &str) -> Result<(), Status> {
+        if fingerprint == self.fingerprint {
+            Ok(())
+        } else {
+            Err(Status::failed_precondition(format!(
+                "this worker plays game fingerprint {fingerprint:?}; the run is {} (fingerprint {})",
+                self.engine.game.name(),
+                self.fingerprint
+            )))
+        }
+    }
+}
+
+fn to_status(err: ClusterError) -> Status {
+    match err {
+        ClusterError::UnknownJob(_) => Status::not_found(err.to_string()),
+        ClusterError::BadResult(_) => Status::invalid_argument(err.to_string()),
+        other => Status::internal(other.to_string()),
+    }
+}
+
+#[tonic::async_trait]
+impl Cluster for Services {
+    async fn register(
+        &self,
+        request: Request<RegisterRequest>,
+    ) -> Result<Response<RegisterReply>, Status> {
+        let request = request.into_inner();
+        if !request.fingerprint.is_empty() {
+            self.check_game(&request.fingerprint)?;
+        }
+        if request.worker_name.len() > 256 {
+            return Err(Status::invalid_argument(
+                "worker_name longer than 256 bytes",
+            ));
+        }
+        let slots = request.threads.clamp(1, 4096) as usize;
+        let worker_id = self.engine.register(slots);
+        tracing::info!(worker_id, name = %request.worker_name, slots, "worker registered");
+        Ok(Response::new(RegisterReply {
+            worker_id,
+            fingerprint: self.fingerprint.clone(),
+            game: Some((*self.game).clone()),
+            config_json: self.config_json.clone(),
+            lease_ms: self.engine.lease_duration().as_millis() as u64,
+            run_id: format!(
+                "{}-{}",
+                self.fingerprint,
+                self.engine.store().manifest().started
+            ),
+        }))
+    }
+
+    async fn lease(&self, request: Request<LeaseRequest>) -> Result<Response<LeaseReply>, Status> {
+        let request = request.into_inner();
+        self.check_game(&request.fingerprint)?;
+        if request.max_jobs == 0 || request.max_jobs > MAX_LEASE {
+            return Err(Status::invalid_argument(format!(
+                "max_jobs must be between 1 and {MAX_LEASE}"
+            )));
+        }
+        let engine = self.engine.clone();
+        let leased = tokio::task::spawn_blocking(move || {
+            engine.lease(request.worker_id, request.max_jobs as usize)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?;
+        Ok(Response::new(match leased {
+            None => LeaseReply {
+                jobs: Vec::new(),
+                finished: true,
+                retry_ms: 0,
+            },
+            Some(jobs) => LeaseReply {
+                retry_ms: if jobs.is_empty() { 20 } else { 0 },
+                jobs: jobs.iter().map(|j| j.spec.to_proto(j.id, j.beta)).collect(),
+                finished: false,
+            },
+        }))
+    }
+
+    async fn heartbeat(
+        &self,
+        request: Request<HeartbeatRequest>,
+    ) -> Result<Response<HeartbeatReply>, Status> {
+        let request = request.into_inner();
+        if request.job_ids.len() > MAX_HEARTBEAT_IDS {
+            return Err(Status::invalid_argument("too many job ids"));
+        }
+        let ids = request
+            .job_ids
+            .iter()
+            .map(|b| JobId::from_bytes(b))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.engine.heartbeat(request.worker_id, &ids);
+        Ok(Response::new(HeartbeatReply {
+            cancelled: Vec::new(),
+        }))
+    }
+
+    async fn complete(
+        &self,
+        request: Request<CompleteRequest>,
+    ) -> Result<Response<CompleteReply>, Status> {
+        let request = request.into_inner();
+        self.check_game(&request.fingerprint)?;
+        let result = request
+            .result
+            .ok_or_else(|| Status::invalid_argument("missing field result"))?;
+        let (id, answer): (JobId, JobAnswer) =
+            JobAnswer::from_proto(&result, self.engine.game.guesses().len())?;
+        let engine = self.engine.clone();
+        let worker = request.worker_id;
+        let accepted = tokio::task::spawn_blocking(move || engine.complete(worker, id, answer))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(to_status)?;
+        Ok(Response::new(CompleteReply { accepted }))
+    }
+}
+
+#[tonic::async_trait]
+impl Admin for Services {
+    async fn status(&self, _: Request<StatusRequest>) -> Result<Response<StatusReply>, Status> {
+        let s = self.engine.snapshot();
+        let (best_guess, best_value) = s.best.clone().unwrap_or_default();
+        Ok(Response::new(StatusReply {
+            game: self.engine.game.name().to_string(),
+            fingerprint: self.fingerprint.clone(),
+            config_json: self.config_json.clone(),
+            state: s.state.clone(),
+            guesses_left: s.guesses_left,
+            jobs_total: s.jobs_total,
+            jobs_done: s.jobs_done,
+            jobs_queued: s.jobs_queued,
+            jobs_leased: s.jobs_leased,
+            completions: s.counters.completions,
+            duplicate_completions: s.counters.duplicate_completions,
+            results_loaded: s.counters.results_loaded,
+            lease_expiries: s.counters.lease_expiries,
+            first_guesses_total: s.first_total,
+            first_guesses_settled: s.first_settled,
+            best_guess,
+            best_value,
+            ranking: s
+                .ranking
+                .iter()
+                .map(|(guess, exact, value)| RankedGuess {
+                    guess: guess.clone(),
+                    exact: *exact,
+                    value: *value,
+                })
+                .collect(),
+            workers: s.workers,
+            elapsed_secs: s.elapsed_secs,
+            recomputed: s.counters.rejected,
+        }))
+    }
+}
+
+/// Binds `opts.listen`; returns the listener and the address actually bound.
+pub async fn bind(
+    listen: SocketAddr,
+) -> Result<(tokio::net::TcpListener, SocketAddr), ClusterError> {
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| ClusterError::Transport(format!("listening on {listen}: {e}")))?;
+    let local = listener
+        .local_addr()
+        .map_err(|e| ClusterError::Transport(e.to_string()))?;
+    Ok((listener, local))
+}
+
+/// Serves the run on `listener` until `shutdown` resolves.
+pub async fn serve(
+    engine: Arc<Engine>,
+    listener: tokio::net::TcpListener,
+    opts: &ServeOptions,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ClusterError> {
+    let services = Services::new(engine);
+    let auth = CheckToken::new(&opts.token);
+    let cluster = InterceptedService::new(
+        ClusterServer::new(services.clone())
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES),
+        auth.clone(),
+    );
+    let admin = InterceptedService::new(AdminServer::new(services), auth);
+    let (reporter, health) = tonic_health::server::health_reporter();
+    reporter.set_serving::<ClusterServer<Services>>().await;
+    reporter.set_serving::<AdminServer<Services>>().await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| ClusterError::Transport(format!("reflection: {e}")))?;
+    let mut builder = Server::builder();
+    if let Some((cert, key)) = &opts.tls {
+        let read = |path: &PathBuf| {
+            std::fs::read(path).map_err(|source| ClusterError::Io {
+                path: path.clone(),
+                source,
+            })
+        };
+        let identity = Identity::from_pem(read(cert)?, read(key)?);
+        builder = builder
+            .tls_config(ServerTlsConfig::new().identity(identity))
+            .map_err(|e| ClusterError::Transport(format!("TLS: {e}")))?;
+    }
+    builder
+        .add_service(health)
+        .add_service(reflection)
+        .add_service(cluster)
+        .add_service(admin)
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown)
+        .await
+        .map_err(|e| ClusterError::Transport(format!("serving: {e}")))
+}

@@ -1,0 +1,272 @@
+//! `hakase coordinator`: serve a run to workers over gRPC, keep it in a sled database, and
+//! print the proven-optimal result when it is over. Restarting on the same database resumes.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use hakase_coordinator::cluster::engine::{Engine, EngineParams};
+use hakase_coordinator::cluster::plan::PlanParams;
+use hakase_coordinator::cluster::progress::RunProgress;
+use hakase_coordinator::cluster::report;
+use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
+use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
+use hakase_core::solver::{Mode, Objective, SolverConfig};
+
+use crate::game_args::GameArgs;
+
+/// What to optimise and under which rules (shared by run commands).
+#[derive(Debug, Clone, Args)]
+pub struct RunConfigArgs {
+    /// What "optimal" means: total (fewest guesses in total) or worst (fewest in the worst
+    /// case, ties by total).
+    #[arg(long, value_name = "O", default_value = "total", value_parser = ["total", "worst"])]
+    pub objective: String,
+    /// Cap the guesses below the game's tries.
+    #[arg(long, value_name = "N")]
+    pub max_guesses: Option<u32>,
+    /// Hard mode: greens stay in place and revealed letters are reused.
+    #[arg(long, conflicts_with = "strict")]
+    pub hard: bool,
+    /// Strict mode: every guess must still be a possible answer.
+    #[arg(long)]
+    pub strict: bool,
+    /// Only the K best guesses by entropy at each node (fast, not proven).
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+}
+
+impl RunConfigArgs {
+    /// The solver configuration these flags ask for.
+    pub fn config(&self) -> SolverConfig {
+        SolverConfig {
+            objective: if self.objective == "worst" {
+                Objective::Worst
+            } else {
+                Objective::Total
+            },
+            max_guesses: self.max_guesses,
+            mode: if self.hard {
+                Mode::Hard
+            } else if self.strict {
+                Mode::Strict
+            } else {
+                Mode::Normal
+            },
+            top_k: self.top_k,
+        }
+    }
+}
+
+/// How the search is cut into jobs (shared by run commands).
+#[derive(Debug, Clone, Args)]
+pub struct CutArgs {
+    /// Parts after a first guess with at most this many answers are solved by the
+    /// coordinator itself.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub inline_max: usize,
+    /// Parts with at least this many answers are split again by their second guesses into
+    /// second-move jobs (0: never).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub split_min: usize,
+    /// Second guesses of one large part searched at once.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub split_window: usize,
+    /// Seconds a worker keeps a job without a heartbeat before it is handed to another.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub lease_secs: f64,
+}
+
+impl CutArgs {
+    /// The engine parameters these flags ask for.
+    pub fn params(&self) -> EngineParams {
+        EngineParams {
+            plan: PlanParams {
+                inline_max: self.inline_max,
+                split_min: if self.split_min == 0 {
+                    usize::MAX
+                } else {
+                    self.split_min
+                },
+                split_window: self.split_window.max(1),
+            },
+            lease: Duration::from_secs_f64(self.lease_secs.clamp(0.2, 86_400.0)),
+            ..EngineParams::default()
+        }
+    }
+}
+
+/// Serve a run to workers and print its proven result.
+///
+/// Workers join with `hakase worker --connect URL`; `hakase status --connect URL` shows
+/// progress. The run lives in --db: stop the coordinator at any time (Ctrl-C, SIGTERM or
+/// even kill -9) and start the same command again to resume without losing finished jobs.
+#[derive(Debug, Args)]
+pub struct Coordinator {
+    /// Address to listen on (port 0 picks a free port; the address is printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7700")]
+    pub listen: SocketAddr,
+    /// The run database directory.
+    #[arg(long, value_name = "DIR", default_value = "hakase-data")]
+    pub db: PathBuf,
+    /// Shared token workers and admins must present.
+    #[arg(long, env = "HAKASE_TOKEN", hide_env_values = true)]
+    pub token: String,
+    /// TLS certificate (PEM); with --tls-key, serve over TLS.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// TLS private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Which game.
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// Objective and rules.
+    #[command(flatten)]
+    pub run: RunConfigArgs,
+    /// Job cutting.
+    #[command(flatten)]
+    pub cut: CutArgs,
+    /// Log format on stderr.
+    #[arg(long, value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the optimal tree to this file (JSON).
+    #[arg(long, value_name = "FILE")]
+    pub tree_out: Option<PathBuf>,
+    /// Seconds to keep serving after the run is over, so workers hear that it is.
+    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
+    pub linger_secs: f64,
+    /// Ranking lines to print.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub top: usize,
+}
+
+impl Coordinator {
+    /// Runs the coordinator until the run is over or a signal arrives.
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        init_logging(self.log_format);
+        let game = self.game.load()?;
+        let config = self.run.config();
+        let engine = Arc::new(
+            Engine::new(game, config, &self.db, self.cut.params())
+                .with_context(|| format!("opening the run in {}", self.db.display()))?,
+        );
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .worker_threads(2)
+            .build()
+            .context("starting the async runtime")?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let driver = {
+            let (engine, stop) = (engine.clone(), stop.clone());
+            std::thread::spawn(move || engine.drive(&stop))
+        };
+        let finished = runtime.block_on(self.serve_until_done(engine.clone(), stop.clone()));
+        stop.store(true, Ordering::Relaxed);
+        engine.poke();
+        let _ = driver.join();
+        engine.flush().context("flushing the run database")?;
+        match finished? {
+            false => {
+                writeln!(
+                    out,
+                    "interrupted; finished jobs are saved in {} — run the same command again to resume",
+                    self.db.display()
+                )?;
+                Ok(())
+            }
+            true => {
+                let solution = engine
+                    .wait(Duration::ZERO)?
+                    .context("the run ended without a solution")?;
+                if let (Some(path), Some(tree)) = (&self.tree_out, &solution.tree) {
+                    let doc = hakase_core::treefile::to_json(
+                        engine.game,
+                        tree,
+                        serde_json::json!({"proven": solution.proven, "config": solution.config}),
+                    );
+                    std::fs::write(path, doc)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+                if self.json {
+                    let mut doc = report::to_json(engine.game, &solution);
+                    doc["status"] = serde_json::to_value(engine.snapshot())?;
+                    super::write_json(out, &doc)
+                } else {
+                    report::write_text(out, engine.game, engine.table, &solution, self.top)?;
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// Serves until the run is over (true) or a signal arrives (false).
+    async fn serve_until_done(&self, engine: Arc<Engine>, stop: Arc<AtomicBool>) -> Result<bool> {
+        let (listener, local) = bind(self.listen).await?;
+        eprintln!("hakase coordinator listening on {local}");
+        tracing::info!(%local, game = engine.game.name(), fingerprint = engine.game.fingerprint(), "listening");
+        let options = ServeOptions {
+            listen: local,
+            token: self.token.clone(),
+            tls: self.tls_cert.clone().zip(self.tls_key.clone()),
+        };
+        let (done_tx, done_rx) = tokio::sync::watch::channel(false);
+        let linger = Duration::from_secs_f64(self.linger_secs.clamp(0.0, 3600.0));
+        let interrupted = Arc::new(AtomicBool::new(false));
+        let shutdown = {
+            let interrupted = interrupted.clone();
+            let mut done_rx = done_rx.clone();
+            async move {
+                let finished = tokio::select! {
+                    _ = shutdown_signal() => false,
+                    r = done_rx.wait_for(|d| *d) => r.is_ok(),
+                };
+                if finished {
+                    tokio::time::sleep(linger).await;
+                } else {
+                    interrupted.store(true, Ordering::Relaxed);
+                }
+            }
+        };
+        let server = tokio::spawn({
+            let engine = engine.clone();
+            async move { serve(engine, listener, &options, shutdown).await }
+        });
+        let progress = RunProgress::new();
+        let watcher = {
+            let engine = engine.clone();
+            tokio::task::spawn_blocking(move || loop {
+                progress.update(&engine.snapshot());
+                match engine.wait(Duration::from_millis(500)) {
+                    Ok(Some(_)) | Err(_) => {
+                        progress.finish();
+                        let _ = done_tx.send(true);
+                        return;
+                    }
+                    Ok(None) if stop.load(Ordering::Relaxed) => {
+                        progress.finish();
+                        return;
+                    }
+                    Ok(None) => {}
+                }
+            })
+        };
+        let served = server.await.context("the server task failed")?;
+        let finished = !interrupted.load(Ordering::Relaxed) && *done_rx.borrow();
+        if !finished {
+            engine.poke();
+        }
+        served.context("serving")?;
+        // The watcher stops once the engine does; the caller sets `stop` for that.
+        drop(watcher);
+        Ok(finished)
+    }
+}

@@ -1,0 +1,459 @@
+//! `hakase solve`: the proven optimum of a game, its best first guesses and its tree.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use hakase_core::solver::memo::BYTES_PER_ENTRY;
+use hakase_core::solver::{
+    FirstGuesses, Mode, Objective, Progress, Solution, Solver, SolverConfig, INFEASIBLE,
+};
+use hakase_core::{treefile, Game};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::Serialize;
+
+use super::write_json;
+use crate::game_args::GameArgs;
+
+/// Compute the optimal strategy and prove it.
+///
+/// Every allowed guess is considered at every step; guesses are skipped only when an
+/// admissible lower bound shows they cannot beat the best found, so the result is the true
+/// optimum ("proven"). With --top-k the published restricted method is used instead, and the
+/// result is only an upper bound.
+#[derive(Debug, Args)]
+pub struct Solve {
+    /// Which game.
+    #[command(flatten)]
+    pub game: GameArgs,
+
+    /// Evaluate only this first guess (exactly), e.g. salet or ジーランス.
+    #[arg(long, value_name = "W")]
+    pub first: Option<String>,
+
+    /// What optimal means: total guesses over all answers (= mean × n), or the fewest
+    /// guesses in the worst case (ties broken by the total).
+    #[arg(long, value_enum, default_value = "total")]
+    pub objective: ObjectiveArg,
+
+    /// Never use more than N guesses (below the game's tries); reported as impossible when
+    /// the game cannot be won within N.
+    #[arg(long, value_name = "N")]
+    pub max_guesses: Option<u32>,
+
+    /// Hard mode: greens stay in place and revealed letters must be reused.
+    #[arg(long, conflicts_with = "strict")]
+    pub hard: bool,
+
+    /// Every guess must be a possible answer given all clues so far.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// The published restricted search: only the K best guesses by entropy at each step
+    /// (plus the candidates when at most 10 remain). Gives an upper bound, not a proof.
+    #[arg(long, value_name = "K")]
+    pub top_k: Option<usize>,
+
+    /// Compute the exact value of every first guess instead of cutting off the ones that
+    /// cannot beat the best.
+    #[arg(long, conflicts_with = "first")]
+    pub rank_all: bool,
+
+    /// Write the optimal tree to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub tree_out: Option<PathBuf>,
+
+    /// Format of --tree-out: json (versioned document) or text (one line per answer).
+    #[arg(long, value_enum, default_value = "json")]
+    pub format: TreeFormat,
+
+    /// Rows of the first-guess ranking to print.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
+
+    /// Memory for the transposition table in MiB; when full it forgets its older half.
+    #[arg(long, default_value_t = 2048, value_name = "MIB")]
+    pub memo_mib: usize,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+
+    /// Solve directly in memory: no database, no resume. --first and --rank-all always
+    /// solve this way; the default is the resumable run on --db.
+    #[arg(long)]
+    pub in_memory: bool,
+
+    /// The database of the resumable run: stop at any time and run the same command again
+    /// to continue where it stopped.
+    #[arg(long, value_name = "DIR", default_value = "hakase-data")]
+    pub db: PathBuf,
+
+    /// Jobs solved at once in the resumable run (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// How the resumable run cuts the search into jobs.
+    #[command(flatten)]
+    pub cut: super::coordinator::CutArgs,
+}
+
+/// `--objective` values.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ObjectiveArg {
+    /// Fewest guesses in total.
+    Total,
+    /// Fewest guesses in the worst case.
+    Worst,
+}
+
+/// `--format` values for trees.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum TreeFormat {
+    /// The versioned JSON document.
+    Json,
+    /// One line per answer with its whole path.
+    Text,
+}
+
+impl Solve {
+    /// The solver configuration the flags describe.
+    pub fn config(&self) -> SolverConfig {
+        SolverConfig {
+            objective: match self.objective {
+                ObjectiveArg::Total => Objective::Total,
+                ObjectiveArg::Worst => Objective::Worst,
+            },
+            max_guesses: self.max_guesses,
+            mode: if self.hard {
+                Mode::Hard
+            } else if self.strict {
+                Mode::Strict
+            } else {
+                Mode::Normal
+            },
+            top_k: self.top_k,
+        }
+    }
+
+    /// Solves in this process and prints the result.
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let loaded = self.game.load_with_table()?;
+        let (game, table) = (&loaded.game, &loaded.table);
+        let config = self.config();
+        if config.top_k == Some(0) {
+            bail!("--top-k must be at least 1");
+        }
+        let entries = self.memo_mib.max(1) * (1 << 20) / BYTES_PER_ENTRY;
+        let solver = Solver::new(game, table, config.clone(), entries);
+        let first = match &self.first {
+            Some(word) => {
+                let guess = game
+                    .find_guess(word)
+                    .with_context(|| format!("--first {word}"))?;
+                if !solver.is_allowed(&solver.root(config.guess_cap(game)), guess) {
+                    bail!("--first {word} is not allowed as a first guess in this mode");
+                }
+                FirstGuesses::Only(guess)
+            }
+            None if self.rank_all => FirstGuesses::RankAll,
+            None => FirstGuesses::Best,
+        };
+        if !self.in_memory && first == FirstGuesses::Best {
+            return self.run_resumable(loaded.game.clone(), config, entries, out);
+        }
+        let started = Instant::now();
+        let reporter = Reporter::new(game);
+        let solution = solver.solve_game(first, &|p| reporter.report(game, p));
+        reporter.finish();
+        let elapsed = started.elapsed();
+        if let Some(path) = &self.tree_out {
+            write_tree(game, table, &solution, path, self.format)?;
+        }
+        let summary = Summary::new(game, &solution, self.top, elapsed, solver.nodes_searched());
+        if self.json {
+            return write_json(out, &summary);
+        }
+        summary.print(out)
+    }
+}
+
+impl Solve {
+    /// The default solve: coordinator and workers in this process on the --db database
+    /// (see `hakase_coordinator::cluster::run_embedded`), resumable after an interruption.
+    fn run_resumable(
+        &self,
+        game: Game,
+        config: SolverConfig,
+        entries: usize,
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        use hakase_coordinator::cluster::{progress::RunProgress, report, run_embedded};
+        use std::sync::atomic::{AtomicBool, Ordering};
+        use std::sync::Arc;
+
+        let stop = Arc::new(AtomicBool::new(false));
+        {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                if let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                    rt.block_on(hakase_coordinator::cluster::runtime::shutdown_signal());
+                    stop.store(true, Ordering::Relaxed);
+                }
+            });
+        }
+        let options = hakase_coordinator::cluster::EmbeddedOptions {
+            db: self.db.clone(),
+            threads: self
+                .threads
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+            params: self.cut.params(),
+            memo_entries: entries,
+            ..Default::default()
+        };
+        let started = Instant::now();
+        let progress = RunProgress::new();
+        let outcome = run_embedded(game, config, &options, &stop, &|s| progress.update(s))
+            .with_context(|| format!("solving with the run database {}", self.db.display()))?;
+        progress.finish();
+        let Some(outcome) = outcome else {
+            writeln!(
+                out,
+                "interrupted; finished work is saved in {} — run the same command again to resume",
+                self.db.display()
+            )?;
+            return Ok(());
+        };
+        let loaded = self.game.load_with_table()?;
+        let (game, table) = (&loaded.game, &loaded.table);
+        let solution = &outcome.solution;
+        if let Some(path) = &self.tree_out {
+            write_tree(game, table, solution, path, self.format)?;
+        }
+        let summary = Summary::new(
+            game,
+            solution,
+            self.top,
+            started.elapsed(),
+            outcome.snapshot.counters.nodes,
+        );
+        if self.json {
+            return write_json(out, &summary);
+        }
+        summary.print(out)?;
+        report::write_chart(out, game, table, solution)?;
+        Ok(())
+    }
+}
+
+fn write_tree(
+    game: &Game,
+    table: &hakase_core::FeedbackTable,
+    solution: &Solution,
+    path: &PathBuf,
+    format: TreeFormat,
+) -> Result<()> {
+    let Some(tree) = &solution.tree else {
+        bail!("no tree to write: the game cannot be won within the guesses allowed");
+    };
+    let text = match format {
+        TreeFormat::Json => {
+            let about = serde_json::json!({
+                "config": solution.config,
+                "proven": solution.proven,
+                "total": solution.best.map(|b| b.outcome.value()),
+                "guesses_left": solution.guesses_left,
+            });
+            treefile::to_json(game, tree, about)
+        }
+        TreeFormat::Text => treefile::to_text(game, table, tree, false),
+    };
+    std::fs::write(path, text).with_context(|| format!("writing the tree to {}", path.display()))
+}
+
+/// Shows progress: a bar on a terminal, a log line every few seconds otherwise.
+struct Reporter {
+    bar: Option<ProgressBar>,
+    last_log: Mutex<Instant>,
+    started: Instant,
+}
+
+impl Reporter {
+    fn new(_game: &Game) -> Reporter {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} first guesses  {msg}  ETA {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+            );
+            bar
+        });
+        Reporter {
+            bar,
+            last_log: Mutex::new(Instant::now()),
+            started: Instant::now(),
+        }
+    }
+
+    fn report(&self, game: &Game, progress: Progress) {
+        let best = progress.best.map_or_else(
+            || "no solution yet".to_string(),
+            |(g, v)| format!("best {} = {v}", game.guess_text(g)),
+        );
+        if let Some(bar) = &self.bar {
+            bar.set_length(progress.total as u64);
+            bar.set_position(progress.done as u64);
+            bar.set_message(format!("{best} (≤ {} guesses)", progress.guesses_left));
+            return;
+        }
+        let mut last = self.last_log.lock().unwrap_or_else(|p| p.into_inner());
+        if last.elapsed() >= Duration::from_secs(5) || progress.done == progress.total {
+            *last = Instant::now();
+            eprintln!(
+                "[{:>7.1}s] {}/{} first guesses, {best}",
+                self.started.elapsed().as_secs_f64(),
+                progress.done,
+                progress.total
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// What `hakase solve` prints (and its JSON form).
+#[derive(Debug, Serialize)]
+struct Summary {
+    game: String,
+    fingerprint: String,
+    answers: usize,
+    guesses: usize,
+    config: SolverConfig,
+    proven: bool,
+    possible: bool,
+    guesses_left: u32,
+    best_first_guess: Option<String>,
+    total: Option<u32>,
+    mean: Option<f64>,
+    worst: Option<u32>,
+    distribution: Vec<u32>,
+    ranking: Vec<RankRow>,
+    seconds: f64,
+    nodes: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct RankRow {
+    guess: String,
+    /// "exact" or "at-least".
+    kind: &'static str,
+    value: Option<u32>,
+}
+
+impl Summary {
+    fn new(game: &Game, solution: &Solution, top: usize, elapsed: Duration, nodes: u64) -> Self {
+        let eval = solution.evaluation.as_ref();
+        Summary {
+            game: game.name().to_string(),
+            fingerprint: game.fingerprint().to_string(),
+            answers: game.answers().len(),
+            guesses: game.guesses().len(),
+            config: solution.config.clone(),
+            proven: solution.proven,
+            possible: solution.best.is_some(),
+            guesses_left: solution.guesses_left,
+            best_first_guess: solution.best.map(|b| game.guess_text(b.guess).to_string()),
+            total: solution.best.map(|b| b.outcome.value()),
+            mean: eval.map(|e| e.mean()),
+            worst: eval.map(|e| e.worst),
+            distribution: eval.map(|e| e.distribution.clone()).unwrap_or_default(),
+            ranking: solution
+                .ranking
+                .iter()
+                .take(top)
+                .map(|r| RankRow {
+                    guess: game.guess_text(r.guess).to_string(),
+                    kind: if r.outcome.is_exact() {
+                        "exact"
+                    } else {
+                        "at-least"
+                    },
+                    value: (r.outcome.value() < INFEASIBLE).then_some(r.outcome.value()),
+                })
+                .collect(),
+            seconds: elapsed.as_secs_f64(),
+            nodes,
+        }
+    }
+
+    fn print(&self, out: &mut dyn Write) -> Result<()> {
+        let claim = if self.proven {
+            "proven optimal"
+        } else {
+            "UPPER BOUND ONLY (restricted search, not a proof)"
+        };
+        writeln!(
+            out,
+            "{}: {} answers, {} guesses, {:?} objective, {:?} mode{}",
+            self.game,
+            self.answers,
+            self.guesses,
+            self.config.objective,
+            self.config.mode,
+            self.config
+                .top_k
+                .map_or(String::new(), |k| format!(", top-{k} search"))
+        )?;
+        let (Some(first), Some(total)) = (&self.best_first_guess, self.total) else {
+            writeln!(
+                out,
+                "impossible: no strategy finds every answer within {} guesses ({claim})",
+                self.guesses_left
+            )?;
+            return Ok(());
+        };
+        writeln!(
+            out,
+            "best first guess {first}: total {total}, mean {:.4}, worst {} — {claim}",
+            self.mean.unwrap_or(0.0),
+            self.worst.unwrap_or(0)
+        )?;
+        let distribution: Vec<String> = self
+            .distribution
+            .iter()
+            .enumerate()
+            .map(|(k, n)| format!("{}:{n}", k + 1))
+            .collect();
+        writeln!(out, "guesses needed: {}", distribution.join("  "))?;
+        writeln!(out, "first guesses:")?;
+        for (rank, row) in self.ranking.iter().enumerate() {
+            let value = match (row.kind, row.value) {
+                (_, None) => "cannot win".to_string(),
+                ("exact", Some(v)) => format!("{v}"),
+                (_, Some(v)) => format!("≥ {v}"),
+            };
+            writeln!(
+                out,
+                "{:>4}. {}  {value}",
+                rank + 1,
+                super::pad(&row.guess, 10)
+            )?;
+        }
+        writeln!(
+            out,
+            "searched {} nodes in {:.2} s",
+            self.nodes, self.seconds
+        )?;
+        Ok(())
+    }
+}

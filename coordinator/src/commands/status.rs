@@ -1,0 +1,121 @@
+//! `hakase status`: ask a coordinator how its run is going.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use hakase_proto::v1::admin_client::AdminClient;
+use hakase_proto::v1::StatusRequest;
+use hakase_worker::client::{channel, Auth};
+use serde_json::json;
+
+/// Show a coordinator's progress: jobs, first guesses settled, best so far, ranking.
+#[derive(Debug, Args)]
+pub struct Status {
+    /// The coordinator's URL.
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:7700")]
+    pub connect: String,
+    /// Shared token of the coordinator.
+    #[arg(long, env = "HAKASE_TOKEN", hide_env_values = true)]
+    pub token: String,
+    /// CA certificate (PEM) to trust for an https:// coordinator.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl Status {
+    /// Queries the coordinator once.
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("starting the async runtime")?;
+        let reply = runtime.block_on(async {
+            let channel = channel(&self.connect, self.ca_cert.as_ref(), None)?;
+            let mut client = AdminClient::with_interceptor(channel, Auth::new(&self.token)?);
+            client
+                .status(StatusRequest {})
+                .await
+                .map(|r| r.into_inner())
+                .map_err(|s| anyhow::anyhow!("{}: {}", self.connect, s.message()))
+        })?;
+        if self.json {
+            let ranking: Vec<_> = reply
+                .ranking
+                .iter()
+                .map(|r| json!({"guess": r.guess, "exact": r.exact, "value": r.value}))
+                .collect();
+            return super::write_json(
+                out,
+                &json!({
+                    "game": reply.game,
+                    "fingerprint": reply.fingerprint,
+                    "options": reply.config_json,
+                    "state": reply.state,
+                    "guesses_left": reply.guesses_left,
+                    "jobs_total": reply.jobs_total,
+                    "jobs_done": reply.jobs_done,
+                    "jobs_queued": reply.jobs_queued,
+                    "jobs_leased": reply.jobs_leased,
+                    "completions": reply.completions,
+                    "duplicate_completions": reply.duplicate_completions,
+                    "results_loaded": reply.results_loaded,
+                    "lease_expiries": reply.lease_expiries,
+                    "rejected": reply.recomputed,
+                    "first_guesses_total": reply.first_guesses_total,
+                    "first_guesses_settled": reply.first_guesses_settled,
+                    "best_guess": reply.best_guess,
+                    "best_value": reply.best_value,
+                    "workers": reply.workers,
+                    "elapsed_secs": reply.elapsed_secs,
+                    "ranking": ranking,
+                }),
+            );
+        }
+        writeln!(
+            out,
+            "{} ({}) — {}",
+            reply.game, reply.fingerprint, reply.state
+        )?;
+        writeln!(
+            out,
+            "first guesses {}/{} settled; jobs {} done of {} ({} queued, {} leased); {} workers; {:.0}s",
+            reply.first_guesses_settled,
+            reply.first_guesses_total,
+            reply.jobs_done,
+            reply.jobs_total,
+            reply.jobs_queued,
+            reply.jobs_leased,
+            reply.workers,
+            reply.elapsed_secs
+        )?;
+        writeln!(
+            out,
+            "completions {} ({} duplicate), {} results resumed, {} leases expired",
+            reply.completions,
+            reply.duplicate_completions,
+            reply.results_loaded,
+            reply.lease_expiries
+        )?;
+        if !reply.best_guess.is_empty() {
+            writeln!(
+                out,
+                "best so far: {} {}",
+                reply.best_guess, reply.best_value
+            )?;
+        }
+        for (i, r) in reply.ranking.iter().enumerate() {
+            let value = if r.exact {
+                r.value.to_string()
+            } else {
+                format!(">= {}", r.value)
+            };
+            writeln!(out, "{:>4}. {}  {value}", i + 1, r.guess)?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,116 @@
+//! `hakase verify`: check a strategy tree from a file without trusting anything in it.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use hakase_core::solver::Mode;
+use hakase_core::{treefile, verify};
+use serde::Serialize;
+
+use super::write_json;
+use crate::game_args::GameArgs;
+
+/// Check a tree file: every guess allowed (and legal in hard or strict mode when asked),
+/// every pattern the one the game shows (recomputed from the words), every answer solved
+/// exactly once within the tries. Prints the distribution, total, mean and worst case.
+#[derive(Debug, Args)]
+pub struct Verify {
+    /// The tree file: the JSON document or the one-line-per-answer text format (full or
+    /// with shared prefixes replaced by spaces).
+    pub tree: PathBuf,
+
+    /// Which game the tree plays.
+    #[command(flatten)]
+    pub game: GameArgs,
+
+    /// Also check hard-mode legality.
+    #[arg(long, conflicts_with = "strict")]
+    pub hard: bool,
+
+    /// Also check that every guess is a possible answer.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// The file's format; by default JSON when it starts with `{`, else text.
+    #[arg(long, value_enum)]
+    pub format: Option<FileFormat>,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Tree file formats.
+#[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub enum FileFormat {
+    /// The JSON document.
+    Json,
+    /// One line per answer.
+    Text,
+}
+
+#[derive(Debug, Serialize)]
+struct Report {
+    game: String,
+    answers: usize,
+    distribution: Vec<u32>,
+    total: u64,
+    mean: f64,
+    worst: u32,
+}
+
+impl Verify {
+    /// Reads, checks and reports.
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let game = self.game.load()?;
+        let text = std::fs::read_to_string(&self.tree)
+            .with_context(|| format!("reading {}", self.tree.display()))?;
+        let format = self
+            .format
+            .unwrap_or(if text.trim_start().starts_with('{') {
+                FileFormat::Json
+            } else {
+                FileFormat::Text
+            });
+        let tree = match format {
+            FileFormat::Json => treefile::from_json(&game, &text),
+            FileFormat::Text => treefile::from_text(&game, &text),
+        }
+        .with_context(|| format!("reading the tree in {}", self.tree.display()))?;
+        let mode = if self.hard {
+            Mode::Hard
+        } else if self.strict {
+            Mode::Strict
+        } else {
+            Mode::Normal
+        };
+        let evaluation = verify::verify(&game, &tree, mode)
+            .with_context(|| format!("{} is not a valid strategy", self.tree.display()))?;
+        let report = Report {
+            game: game.name().to_string(),
+            answers: game.answers().len(),
+            distribution: evaluation.distribution.clone(),
+            total: evaluation.total,
+            mean: evaluation.mean(),
+            worst: evaluation.worst,
+        };
+        if self.json {
+            return write_json(out, &report);
+        }
+        let distribution: Vec<String> = report
+            .distribution
+            .iter()
+            .enumerate()
+            .map(|(k, n)| format!("{}:{n}", k + 1))
+            .collect();
+        writeln!(
+            out,
+            "valid: {} answers solved, total {}, mean {:.4}, worst {}",
+            report.answers, report.total, report.mean, report.worst
+        )?;
+        writeln!(out, "guesses needed: {}", distribution.join("  "))?;
+        Ok(())
+    }
+}

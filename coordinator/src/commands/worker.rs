@@ -1,0 +1,123 @@
+//! `hakase worker`: join a coordinator, solve jobs on every core, keep a memo on disk.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use hakase_coordinator::cluster::embedded::DEFAULT_PERSIST_MIN_VALUE;
+use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
+use hakase_core::presets::load_preset;
+use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
+use hakase_worker::WorkerOptions;
+
+/// Join a coordinator and solve its jobs until the run is over.
+///
+/// The game and options come from the coordinator. The memo in --cache survives restarts and
+/// later runs on this machine; give each worker process its own directory.
+#[derive(Debug, Args)]
+pub struct Worker {
+    /// The coordinator's URL (https:// for TLS).
+    #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:7700")]
+    pub connect: String,
+    /// Shared token of the coordinator.
+    #[arg(long, env = "HAKASE_TOKEN", hide_env_values = true)]
+    pub token: String,
+    /// Threads (and jobs solved at once); default: all cores.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// The memo's directory.
+    #[arg(long, value_name = "DIR", default_value = "hakase-cache")]
+    pub cache: PathBuf,
+    /// Keep the memo in memory only.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// Refuse to work unless the run's game is this preset (checked by fingerprint).
+    #[arg(long, value_name = "G")]
+    pub game: Option<String>,
+    /// Refuse to work unless the run's game has this fingerprint.
+    #[arg(long, value_name = "HEX", conflicts_with = "game")]
+    pub fingerprint: Option<String>,
+    /// CA certificate (PEM) to trust for an https:// coordinator.
+    #[arg(long, value_name = "FILE")]
+    pub ca_cert: Option<PathBuf>,
+    /// Name expected in the coordinator's certificate (default: the URL's host).
+    #[arg(long, value_name = "NAME")]
+    pub tls_domain: Option<String>,
+    /// Log format on stderr.
+    #[arg(long, value_enum, default_value = "text")]
+    pub log_format: LogFormat,
+    /// In-memory memo entries.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MEMO_ENTRIES)]
+    pub memo_entries: usize,
+    /// Memo facts with at least this value are written to the cache.
+    #[arg(long, value_name = "V", default_value_t = DEFAULT_PERSIST_MIN_VALUE, hide = true)]
+    pub persist_min_value: u32,
+    /// Test hook: milliseconds added to every job.
+    #[arg(long, value_name = "MS", default_value_t = 0, hide = true)]
+    pub job_delay_ms: u64,
+    /// Test hook: record started and acknowledged jobs in this file.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub job_log: Option<PathBuf>,
+}
+
+impl Worker {
+    /// Runs the worker until the run is over or a signal arrives.
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        init_logging(self.log_format);
+        let threads = self
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+            .max(1);
+        // Only the first pool setting of a process counts; a worker is its own process.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
+        let fingerprint = match (&self.game, &self.fingerprint) {
+            (Some(name), _) => Some(
+                load_preset(name)
+                    .with_context(|| format!("loading game {name:?}"))?
+                    .fingerprint()
+                    .to_string(),
+            ),
+            (None, f) => f.clone(),
+        };
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
+        let options = WorkerOptions {
+            connect: self.connect.clone(),
+            token: self.token.clone(),
+            slots: threads,
+            cache: (!self.no_cache).then(|| self.cache.clone()),
+            fingerprint,
+            ca_cert: self.ca_cert.clone(),
+            tls_domain: self.tls_domain.clone(),
+            name: format!("{host}/{}", std::process::id()),
+            memo_entries: self.memo_entries,
+            persist_min_value: self.persist_min_value,
+            job_delay: Duration::from_millis(self.job_delay_ms),
+            job_log: self.job_log.clone(),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .worker_threads(2)
+            .build()
+            .context("starting the async runtime")?;
+        let summary = runtime
+            .block_on(hakase_worker::run(options, shutdown_signal()))
+            .context("worker")?;
+        // Jobs still being solved are abandoned (their leases expire); do not wait for them.
+        runtime.shutdown_background();
+        writeln!(
+            out,
+            "worker stopped: {} jobs done, run {}",
+            summary.jobs_done,
+            if summary.run_finished {
+                "finished"
+            } else {
+                "not finished"
+            }
+        )?;
+        Ok(())
+    }
+}

@@ -1,0 +1,108 @@
+//! The options every analysis command shares: which game to play, optionally with your own
+//! word lists or number of tries.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::Args;
+use hakase_core::presets::{load_preset, DEFAULT_GAME};
+use hakase_core::word::read_word_list;
+use hakase_core::{FeedbackTable, Game, WordListInput};
+
+/// Which game to analyse: a preset, optionally with its lists or tries replaced.
+#[derive(Debug, Clone, Args)]
+pub struct GameArgs {
+    /// The preset game (see `hakase games`): pokemon-today, pokemon-qiita2023, pokemon-verbum,
+    /// pokemon-gen:N or pokemon-gen:N-M, wordle, wordle-answers-only.
+    #[arg(long, short = 'g', value_name = "G", default_value = DEFAULT_GAME)]
+    pub game: String,
+
+    /// Replace the preset's possible answers with this file: one word per line, UTF-8,
+    /// every answer exactly 5 letters.
+    #[arg(long, value_name = "FILE")]
+    pub answers: Option<PathBuf>,
+
+    /// Replace the preset's allowed guesses with this file: one word per line, UTF-8,
+    /// at most 5 letters each (answers are always allowed too).
+    #[arg(long, value_name = "FILE")]
+    pub guesses: Option<PathBuf>,
+
+    /// Number of guesses allowed (the preset's by default: 10 for Pokémon, 6 for Wordle).
+    #[arg(long, value_name = "N")]
+    pub tries: Option<u32>,
+}
+
+/// A loaded game together with its feedback table, which every analysis needs.
+pub struct Loaded {
+    /// The game.
+    pub game: Game,
+    /// Every guess's pattern against every answer.
+    pub table: FeedbackTable,
+}
+
+impl GameArgs {
+    /// Builds the game: the preset, with each given file or `--tries` replacing its part.
+    pub fn load(&self) -> Result<Game> {
+        let preset =
+            load_preset(&self.game).with_context(|| format!("loading game {:?}", self.game))?;
+        if self.answers.is_none() && self.guesses.is_none() && self.tries.is_none() {
+            return Ok(preset);
+        }
+        let guesses = match &self.guesses {
+            Some(path) => read_list(path)?,
+            None => preset_list(&self.game, "guesses", preset.guesses().len(), |i| {
+                preset.guess_text(i)
+            }),
+        };
+        let answers = match &self.answers {
+            Some(path) => read_list(path)?,
+            None => preset_list(&self.game, "answers", preset.answers().len(), |i| {
+                preset.answer_text(i)
+            }),
+        };
+        let tries = self.tries.unwrap_or(preset.tries());
+        Game::new(&self.describe(), guesses, answers, tries, preset.style())
+            .context("building the game from the given lists")
+    }
+
+    /// Builds the game and its feedback table.
+    pub fn load_with_table(&self) -> Result<Loaded> {
+        let game = self.load()?;
+        let table = FeedbackTable::build(&game);
+        Ok(Loaded { game, table })
+    }
+
+    /// A name for a customised game that says what was replaced.
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(path) = &self.answers {
+            parts.push(format!("answers from {}", path.display()));
+        }
+        if let Some(path) = &self.guesses {
+            parts.push(format!("guesses from {}", path.display()));
+        }
+        if let Some(tries) = self.tries {
+            parts.push(format!("{tries} tries"));
+        }
+        format!("{} ({})", self.game, parts.join(", "))
+    }
+}
+
+/// Reads a word list file; errors name the file and, where it matters, the line.
+fn read_list(path: &Path) -> Result<WordListInput> {
+    let label = path.display().to_string();
+    let bytes = std::fs::read(path).with_context(|| format!("reading {label}"))?;
+    let words = read_word_list(&bytes, &label)?;
+    Ok(WordListInput { label, words })
+}
+
+/// One of the preset's lists, as if it had been read from a file.
+fn preset_list<'a>(
+    game: &str,
+    which: &str,
+    len: usize,
+    text: impl Fn(u32) -> &'a str,
+) -> WordListInput {
+    let words: Vec<&str> = (0..len as u32).map(text).collect();
+    WordListInput::from_words(&format!("{game} {which}"), &words)
+}

@@ -1,0 +1,4 @@
+//! The library side of the `hakase` command: the distributed search's coordinator, usable
+//! embedded (coordinator and workers in one process) or over gRPC.
+
+pub mod cluster;

@@ -1,0 +1,228 @@
+//! Every bad input a user can give is a typed error that says where the problem is.
+
+mod common;
+
+use common::preset;
+use hakase_core::history::{filter, Step};
+use hakase_core::word::read_word_list;
+use hakase_core::{Error, Game, PatternStyle, WordListInput};
+
+fn game(guesses: &[&str], answers: &[&str]) -> Result<Game, Error> {
+    Game::new(
+        "test",
+        WordListInput::from_words("guesses", guesses),
+        WordListInput::from_words("answers", answers),
+        6,
+        PatternStyle::Letters,
+    )
+}
+
+fn step(game: &Game, text: &str) -> Step {
+    Step::parse(game, text).expect("step parses")
+}
+
+#[test]
+fn unknown_words_are_reported_as_typed() {
+    let (game, _) = preset("pokemon-today");
+    assert_eq!(
+        game.find_guess("ナゾ"),
+        Err(Error::UnknownWord("ナゾ".into()))
+    );
+    assert_eq!(
+        game.find_guess(" ピカチュウ "),
+        game.find_guess("ピカチュウ")
+    );
+    // Allowed as a guess (generation 5), but pokemon-today's answers stop at #493.
+    assert_eq!(
+        game.find_answer("ココロモリ"),
+        Err(Error::NotAnAnswer("ココロモリ".into()))
+    );
+    // ASCII digits and letters are widened to the full-width forms the data uses.
+    assert_eq!(game.find_guess("ポリゴン2"), game.find_guess("ポリゴン２"));
+    let (wordle, _) = preset("wordle");
+    assert_eq!(wordle.find_guess("CRANE"), wordle.find_guess("crane"));
+    let crane = wordle.find_guess("crane").expect("allowed");
+    assert_eq!(wordle.guess_text(crane), "crane");
+}
+
+#[test]
+fn a_guess_longer_than_the_board_names_its_line() {
+    assert_eq!(
+        game(&["abcde", "abcdef"], &["abcde"]).err(),
+        Some(Error::GuessTooLong {
+            list: "guesses".into(),
+            line: 2,
+            word: "abcdef".into(),
+            len: 6,
+            board: 5,
+        })
+    );
+}
+
+#[test]
+fn answers_must_fill_the_board() {
+    for (word, len) in [("abcd", 4), ("abcdef", 6), ("ピカチュ", 4)] {
+        assert_eq!(
+            game(&["abcde"], &["abcde", word]).err(),
+            Some(Error::AnswerLength {
+                list: "answers".into(),
+                line: 2,
+                word: word.into(),
+                len,
+                board: 5,
+            })
+        );
+    }
+}
+
+#[test]
+fn duplicates_name_both_lines() {
+    let words = read_word_list(b"abcde\nfghij\n\nabcde\n", "mine.txt").expect("reads");
+    assert_eq!(
+        words,
+        [
+            (1, "abcde".into()),
+            (2, "fghij".into()),
+            (4, "abcde".into())
+        ]
+    );
+    let list = WordListInput {
+        label: "mine.txt".into(),
+        words,
+    };
+    let result = Game::new(
+        "test",
+        list.clone(),
+        WordListInput::from_words("answers", &["fghij"]),
+        6,
+        PatternStyle::Letters,
+    );
+    assert_eq!(
+        result.err(),
+        Some(Error::Duplicate {
+            list: "mine.txt".into(),
+            word: "abcde".into(),
+            first: 1,
+            second: 4,
+        })
+    );
+}
+
+#[test]
+fn invalid_utf8_names_its_line() {
+    assert_eq!(
+        read_word_list(b"abcde\n\xff\xfe\nfghij\n", "bad.txt"),
+        Err(Error::InvalidUtf8 {
+            list: "bad.txt".into(),
+            line: 2,
+        })
+    );
+}
+
+#[test]
+fn bom_crlf_blank_lines_and_spaces_are_accepted() {
+    let bytes = "\u{FEFF}レントラー\r\n\r\n  ピカチュウ \r\nabcde".as_bytes();
+    assert_eq!(
+        read_word_list(bytes, "ok.txt"),
+        Ok(vec![
+            (1, "レントラー".into()),
+            (3, "ピカチュウ".into()),
+            (4, "abcde".into())
+        ])
+    );
+}
+
+#[test]
+fn empty_lists_and_bad_tries_are_errors() {
+    assert_eq!(
+        read_word_list(b"\n \r\n", "empty.txt"),
+        Err(Error::EmptyList {
+            list: "empty.txt".into()
+        })
+    );
+    assert_eq!(
+        game(&[], &["abcde"]).err(),
+        Some(Error::EmptyList {
+            list: "guesses".into()
+        })
+    );
+    for tries in [0, 65] {
+        let result = Game::new(
+            "test",
+            WordListInput::from_words("g", &["abcde"]),
+            WordListInput::from_words("a", &["abcde"]),
+            tries,
+            PatternStyle::Letters,
+        );
+        assert_eq!(result.err(), Some(Error::BadTries(tries)));
+    }
+}
+
+#[test]
+fn answers_missing_from_the_guesses_become_guesses() {
+    let g = game(&["abc", "abcde"], &["vwxyz", "abcde"]).expect("valid");
+    assert_eq!(g.guesses().len(), 3);
+    assert_eq!(g.guess_text(2), "vwxyz");
+    assert_eq!(g.answer_as_guess(0), 2);
+    assert_eq!(g.answer_as_guess(1), 1);
+    assert_eq!(g.guess_as_answer(0), None);
+}
+
+#[test]
+fn inconsistent_history_names_the_step() {
+    let (game, table) = preset("pokemon-qiita2023");
+    let first = step(&game, "レントラー=灰灰灰灰緑");
+    // ピカチュウ does not end in ー, so no answer left after step 1 can turn all green.
+    let second = step(&game, "ピカチュウ=緑緑緑緑緑");
+    assert_eq!(
+        filter(&game, &table, &[first, second]),
+        Err(Error::InconsistentHistory {
+            step: 2,
+            guess: "ピカチュウ".into(),
+            pattern: "緑緑緑緑緑".into(),
+            why: "no answer fits this step together with the earlier ones".into(),
+        })
+    );
+    // Four greens and a gray can never happen: the fifth letter would be green too or
+    // there would be no answer left to match.
+    assert_eq!(
+        filter(&game, &table, &[step(&game, "レントラー=緑緑緑緑灰")]),
+        Err(Error::InconsistentHistory {
+            step: 1,
+            guess: "レントラー".into(),
+            pattern: "緑緑緑緑灰".into(),
+            why: "the game never shows this pattern for this guess".into(),
+        })
+    );
+    let won = step(&game, "レントラー=緑緑緑緑緑");
+    assert_eq!(
+        filter(&game, &table, &[won, first]),
+        Err(Error::InconsistentHistory {
+            step: 2,
+            guess: "レントラー".into(),
+            pattern: "灰灰灰灰緑".into(),
+            why: "the game was already won at the step before".into(),
+        })
+    );
+}
+
+#[test]
+fn history_steps_are_read_in_any_notation_and_errors_say_why() {
+    let (game, _) = preset("pokemon-qiita2023");
+    let kanji = step(&game, "レントラー=灰灰灰灰緑");
+    assert_eq!(step(&game, "レントラー:00002"), kanji);
+    assert_eq!(step(&game, "レントラー BBBBG"), kanji);
+    assert_eq!(kanji.display(&game), "レントラー=灰灰灰灰緑");
+    assert!(matches!(
+        Step::parse(&game, "レントラー"),
+        Err(Error::BadPattern { .. })
+    ));
+    assert_eq!(
+        Step::parse(&game, "ナゾ=灰灰"),
+        Err(Error::UnknownWord("ナゾ".into()))
+    );
+    assert!(matches!(
+        Step::parse(&game, "レントラー=灰灰灰緑"),
+        Err(Error::BadPattern { .. })
+    ));
+}

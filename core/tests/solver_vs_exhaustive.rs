@@ -1,0 +1,347 @@
+//! The exact solver against a plain memoised exhaustive search written independently here:
+//! no bounds, no pruning, no shortcuts, every allowed guess at every node. Over a hundred
+//! random small games, for every objective and mode, the values must be equal.
+
+use std::collections::HashMap;
+
+use hakase_core::game::{AnswerId, Game, GuessId, WordListInput};
+use hakase_core::presets::species;
+use hakase_core::solver::{FirstGuesses, Mode, Objective, Solver, SolverConfig, INFEASIBLE};
+use hakase_core::{feedback, FeedbackTable, Pattern, PatternStyle};
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+const INF: u32 = u32::MAX;
+
+/// The plain search: f(H, d) = |H| + min over allowed g of Σ f(part, d - 1).
+struct Exhaustive<'a> {
+    game: &'a Game,
+    mode: Mode,
+    memo: HashMap<(Vec<AnswerId>, u32, Vec<GuessId>), u32>,
+    /// Every guess's letters, and its pattern against every answer, computed once here with
+    /// the rule function (not the solver's table).
+    letters: Vec<Vec<char>>,
+    patterns: Vec<Vec<u8>>,
+}
+
+impl<'a> Exhaustive<'a> {
+    fn new(game: &'a Game, mode: Mode) -> Self {
+        let letters = (0..game.guesses().len() as GuessId)
+            .map(|g| game.guess_text(g).chars().collect())
+            .collect();
+        let patterns = game
+            .guesses()
+            .iter()
+            .map(|g| game.answers().iter().map(|a| feedback(g, a).0).collect())
+            .collect();
+        Exhaustive {
+            game,
+            mode,
+            memo: HashMap::new(),
+            letters,
+            patterns,
+        }
+    }
+}
+
+impl Exhaustive<'_> {
+    fn everything(&self) -> Vec<GuessId> {
+        (0..self.game.guesses().len() as GuessId).collect()
+    }
+
+    /// Hard mode, checked against one played step: its greens stay in place and every letter
+    /// it revealed (green or yellow) is used at least as often as it was revealed.
+    fn hard_allows(&self, guess: GuessId, step: (GuessId, u8)) -> bool {
+        let word = &self.letters[guess as usize];
+        let (past, code) = step;
+        let past_word = &self.letters[past as usize];
+        let cells = Pattern(code).cells(past_word.len());
+        let mut needed: HashMap<char, usize> = HashMap::new();
+        for (i, (&letter, cell)) in past_word.iter().zip(&cells).enumerate() {
+            match cell {
+                hakase_core::Cell::Green => {
+                    if word.get(i) != Some(&letter) {
+                        return false;
+                    }
+                    *needed.entry(letter).or_default() += 1;
+                }
+                hakase_core::Cell::Yellow => *needed.entry(letter).or_default() += 1,
+                hakase_core::Cell::Gray => {}
+            }
+        }
+        needed
+            .iter()
+            .all(|(l, &n)| word.iter().filter(|&&c| c == *l).count() >= n)
+    }
+
+    /// The guesses allowed after `step`, given those allowed before it.
+    fn allowed_after(&self, before: &[GuessId], step: (GuessId, u8)) -> Vec<GuessId> {
+        match self.mode {
+            Mode::Hard => before
+                .iter()
+                .copied()
+                .filter(|&g| self.hard_allows(g, step))
+                .collect(),
+            _ => before.to_vec(),
+        }
+    }
+
+    fn allowed(&self, set: &[AnswerId], hard_allowed: &[GuessId]) -> Vec<GuessId> {
+        let all = 0..self.game.guesses().len() as GuessId;
+        match self.mode {
+            Mode::Normal => all.collect(),
+            Mode::Hard => hard_allowed.to_vec(),
+            Mode::Strict => all
+                .filter(|&g| {
+                    self.game
+                        .guess_as_answer(g)
+                        .is_some_and(|a| set.contains(&a))
+                })
+                .collect(),
+        }
+    }
+
+    /// `hard_allowed`: in hard mode, the guesses the history so far allows. Constraints only
+    /// accumulate, so that list determines every later choice: it is the state, together
+    /// with the set and the depth.
+    fn total(&mut self, set: &[AnswerId], depth: u32, hard_allowed: &[GuessId]) -> u32 {
+        if depth == 0 {
+            return INF;
+        }
+        let allowed = self.allowed(set, hard_allowed);
+        let state = if self.mode == Mode::Hard {
+            allowed.clone()
+        } else {
+            Vec::new()
+        };
+        let key = (set.to_vec(), depth, state);
+        if let Some(&v) = self.memo.get(&key) {
+            return v;
+        }
+        let mut best = INF;
+        for g in allowed {
+            let mut parts: HashMap<u8, Vec<AnswerId>> = HashMap::new();
+            for &a in set {
+                parts
+                    .entry(self.patterns[g as usize][a as usize])
+                    .or_default()
+                    .push(a);
+            }
+            let mut sum = set.len() as u32;
+            let mut codes: Vec<u8> = parts.keys().copied().collect();
+            codes.sort_unstable();
+            for code in codes {
+                if Pattern(code).is_win() {
+                    continue;
+                }
+                let next = self.allowed_after(hard_allowed, (g, code));
+                let v = self.total(&parts[&code], depth - 1, &next);
+                if v == INF {
+                    sum = INF;
+                    break;
+                }
+                sum += v;
+            }
+            best = best.min(sum);
+        }
+        self.memo.insert(key, best);
+        best
+    }
+
+    /// The fewest guesses that always win, computed without the total at all.
+    fn worst(&mut self, set: &[AnswerId], cap: u32) -> Option<u32> {
+        let everything = self.everything();
+        (1..=cap).find(|&d| self.total(set, d, &everything) != INF)
+    }
+}
+
+fn random_pokemon_game(rng: &mut StdRng) -> Game {
+    let all = species();
+    let mut five: Vec<String> = all
+        .iter()
+        .map(|s| s.name_ja.clone())
+        .filter(|n| n.chars().count() == 5)
+        .collect();
+    let mut short: Vec<String> = all
+        .iter()
+        .map(|s| s.name_ja.clone())
+        .filter(|n| n.chars().count() < 5)
+        .collect();
+    five.shuffle(rng);
+    short.shuffle(rng);
+    let answers: Vec<String> = five[..rng.gen_range(30..=40)].to_vec();
+    let mut guesses: Vec<String> = answers.clone();
+    let extra = rng.gen_range(60..=70) - answers.len();
+    let from_five = extra / 2;
+    guesses.extend(five[40..40 + from_five].iter().cloned());
+    guesses.extend(short[..extra - from_five].iter().cloned());
+    guesses.shuffle(rng);
+    // Five tries keep the plain search's state space small; optimal trees need four or five.
+    Game::new(
+        "random-pokemon",
+        WordListInput::from_words("guesses", &guesses),
+        WordListInput::from_words("answers", &answers),
+        5,
+        PatternStyle::Kanji,
+    )
+    .expect("random game is valid")
+}
+
+/// Words over a three-letter alphabet: many repeated letters, the hard case for the colouring.
+fn random_tiny_alphabet_game(rng: &mut StdRng, tries: u32) -> Game {
+    let mut word = |len: usize| -> String {
+        (0..len)
+            .map(|_| ['a', 'b', 'c'][rng.gen_range(0..3)])
+            .collect()
+    };
+    let mut answers: Vec<String> = Vec::new();
+    while answers.len() < 18 {
+        let w = word(5);
+        if !answers.contains(&w) {
+            answers.push(w);
+        }
+    }
+    let mut guesses = answers.clone();
+    while guesses.len() < 30 {
+        let len = 3 + guesses.len() % 3;
+        let w = word(len);
+        if !guesses.contains(&w) {
+            guesses.push(w);
+        }
+    }
+    Game::new(
+        "random-abc",
+        WordListInput::from_words("guesses", &guesses),
+        WordListInput::from_words("answers", &answers),
+        tries,
+        PatternStyle::Letters,
+    )
+    .expect("random game is valid")
+}
+
+fn check(game: &Game, config: SolverConfig, label: &str) {
+    let table = FeedbackTable::build(game);
+    let solver = Solver::new(game, &table, config.clone(), 1 << 16);
+    let solution = solver.solve_game(FirstGuesses::Best, &|_| {});
+    let mut plain = Exhaustive::new(game, config.mode);
+    let all = game.all_answers();
+    let cap = config.guess_cap(game);
+    let (expected_depth, expected_total) = match config.objective {
+        Objective::Total => (cap, plain.total(&all, cap, &plain.everything())),
+        Objective::Worst => match plain.worst(&all, cap) {
+            Some(d) => (d, plain.total(&all, d, &plain.everything())),
+            None => (cap, INF),
+        },
+    };
+    match solution.best {
+        None => assert_eq!(expected_total, INF, "{label}: solver says impossible"),
+        Some(best) => {
+            assert_eq!(
+                best.outcome.value(),
+                expected_total,
+                "{label}: optimal total"
+            );
+            assert!(best.outcome.value() < INFEASIBLE);
+            assert_eq!(
+                solution.guesses_left, expected_depth,
+                "{label}: guess budget"
+            );
+            let evaluation = solution.evaluation.as_ref().expect("tree evaluated");
+            assert_eq!(
+                evaluation.total,
+                u64::from(expected_total),
+                "{label}: tree total"
+            );
+            assert_eq!(
+                evaluation.solved as usize,
+                all.len(),
+                "{label}: every answer"
+            );
+            assert!(evaluation.worst <= expected_depth, "{label}: tree depth");
+            if config.objective == Objective::Worst {
+                assert_eq!(evaluation.worst, expected_depth, "{label}: worst case");
+            }
+        }
+    }
+}
+
+/// Every objective and mode. The plain search is slowest in hard mode (its state includes
+/// the guesses still allowed), so only every third Pokémon game is checked in hard mode.
+fn configs() -> Vec<(SolverConfig, &'static str)> {
+    let base = SolverConfig::default();
+    vec![
+        (base.clone(), "total"),
+        (
+            SolverConfig {
+                objective: Objective::Worst,
+                ..base.clone()
+            },
+            "worst",
+        ),
+        (
+            SolverConfig {
+                max_guesses: Some(3),
+                ..base.clone()
+            },
+            "capped-3",
+        ),
+        (
+            SolverConfig {
+                mode: Mode::Hard,
+                ..base.clone()
+            },
+            "hard",
+        ),
+        (
+            SolverConfig {
+                mode: Mode::Strict,
+                ..base.clone()
+            },
+            "strict",
+        ),
+    ]
+}
+
+/// 14 games × 4 configurations + 5 in hard mode = 61 checks.
+#[test]
+fn random_pokemon_games_match_plain_search() {
+    let mut rng = StdRng::seed_from_u64(2026);
+    for round in 0..14 {
+        let game = random_pokemon_game(&mut rng);
+        for (config, name) in configs() {
+            if config.mode == Mode::Hard && round % 3 != 0 {
+                continue;
+            }
+            check(&game, config, &format!("pokemon game {round} {name}"));
+        }
+    }
+}
+
+/// 8 games × 5 configurations = 40 checks.
+#[test]
+fn tiny_alphabet_games_match_plain_search() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for round in 0..8 {
+        let tries = [4, 6][round % 2];
+        let game = random_tiny_alphabet_game(&mut rng, tries);
+        for (config, name) in configs() {
+            check(&game, config, &format!("abc game {round} {name}"));
+        }
+    }
+}
+
+#[test]
+fn impossible_caps_are_reported_not_numbered() {
+    let mut rng = StdRng::seed_from_u64(99);
+    let game = random_pokemon_game(&mut rng);
+    let config = SolverConfig {
+        max_guesses: Some(1),
+        ..SolverConfig::default()
+    };
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, config, 1 << 12);
+    let solution = solver.solve_game(FirstGuesses::Best, &|_| {});
+    assert!(solution.best.is_none());
+    assert!(solution.tree.is_none());
+}

@@ -1,0 +1,185 @@
+//! End-to-end: a coordinator and worker processes on 127.0.0.1 must give exactly the
+//! single-process solver's result, survive kill -9 of either side without redoing finished
+//! work, and refuse bad peers and bad requests without panicking.
+
+use std::time::Duration;
+
+use hakase_core::presets::load_preset;
+use hakase_core::solver::SolverConfig;
+use hakase_tests::*;
+
+const LIMIT: Duration = Duration::from_secs(300);
+
+fn final_status(stdout: &str) -> serde_json::Value {
+    let doc: serde_json::Value = serde_json::from_str(stdout).expect("JSON output");
+    doc["status"].clone()
+}
+
+#[test]
+fn three_workers_match_the_embedded_run_and_the_core_solver() {
+    let game = "pokemon-qiita2023";
+    let reference = core_solution(game, SolverConfig::default());
+    assert_eq!(reference.best.map(|b| b.outcome.value()), Some(964));
+
+    let dir = Scratch::new("three");
+    let (mut coordinator, url) = start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &["--game", game, "--lease-secs", "20"],
+    );
+    let mut workers: Vec<Proc> = (0..3)
+        .map(|i| start_worker(&dir, &format!("worker{i}"), &url, &[]))
+        .collect();
+    let status = coordinator.wait(LIMIT);
+    assert!(
+        status.success(),
+        "coordinator failed:\n{}",
+        coordinator.errors()
+    );
+    let cluster = essentials_of_output(&coordinator.output());
+    assert_eq!(cluster, essentials(&reference), "cluster differs from core");
+    for w in &mut workers {
+        assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
+    }
+
+    let embedded = hakase_coordinator::cluster::run_embedded(
+        load_preset(game).expect("preset"),
+        SolverConfig::default(),
+        &hakase_coordinator::cluster::EmbeddedOptions {
+            db: dir.join("embedded-db"),
+            threads: 2,
+            ..Default::default()
+        },
+        &std::sync::atomic::AtomicBool::new(false),
+        &|_| {},
+    )
+    .expect("embedded run")
+    .expect("not interrupted");
+    assert_eq!(essentials(&embedded.solution), essentials(&reference));
+}
+
+#[test]
+fn a_killed_workers_job_is_leased_again_and_the_result_is_unchanged() {
+    let game = "pokemon-gen:1";
+    let reference = core_solution(game, SolverConfig::default());
+    let dir = Scratch::new("killworker");
+    let (mut coordinator, url) = start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &["--game", game, "--lease-secs", "2"],
+    );
+    let log_a = dir.join("a.log");
+    let mut a = start_worker(
+        &dir,
+        "a",
+        &url,
+        &[
+            "--job-delay-ms",
+            "60000",
+            "--job-log",
+            log_a.to_str().expect("utf-8"),
+        ],
+    );
+    // A holds its first job for a minute: kill it in the middle of that job.
+    let held = wait_for(Duration::from_secs(60), "worker A to start a job", || {
+        job_log(&log_a).into_iter().find(|e| e.event == "started")
+    });
+    a.kill9();
+    let log_b = dir.join("b.log");
+    let mut b = start_worker(
+        &dir,
+        "b",
+        &url,
+        &[
+            "--job-delay-ms",
+            "20",
+            "--job-log",
+            log_b.to_str().expect("utf-8"),
+        ],
+    );
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "{}",
+        coordinator.errors()
+    );
+    assert_eq!(
+        essentials_of_output(&coordinator.output()),
+        essentials(&reference)
+    );
+    let status = final_status(&coordinator.output());
+    assert!(
+        status["counters"]["lease_expiries"].as_u64() >= Some(1),
+        "no lease expired: {status}"
+    );
+    let events_b = job_log(&log_b);
+    assert!(
+        events_b
+            .iter()
+            .any(|e| e.event == "acked" && e.id == held.id),
+        "the killed worker's job {} was not solved by the other worker",
+        held.id
+    );
+    assert!(b.wait(Duration::from_secs(60)).success());
+}
+
+#[test]
+fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
+    let game = "pokemon-gen:1";
+    let reference = core_solution(game, SolverConfig::default());
+    let dir = Scratch::new("killcoord");
+    let db = dir.join("db");
+    let args = ["--game", game, "--lease-secs", "2"];
+    let (mut first, url) = start_coordinator(&dir, "coordinator1", &db, &args);
+    let logs: Vec<_> = (0..2).map(|i| dir.join(&format!("w{i}.log"))).collect();
+    let mut workers: Vec<Proc> = logs
+        .iter()
+        .enumerate()
+        .map(|(i, log)| {
+            start_worker(
+                &dir,
+                &format!("w{i}"),
+                &url,
+                &[
+                    "--job-delay-ms",
+                    "30",
+                    "--job-log",
+                    log.to_str().expect("utf-8"),
+                ],
+            )
+        })
+        .collect();
+    let acked = |logs: &[std::path::PathBuf]| -> usize {
+        logs.iter()
+            .flat_map(|l| job_log(l))
+            .filter(|e| e.event == "acked")
+            .count()
+    };
+    wait_for(Duration::from_secs(120), "some finished jobs", || {
+        (acked(&logs) >= 8).then_some(())
+    });
+    first.kill9();
+    let acked_before = acked(&logs);
+    let listen = url.trim_start_matches("http://").to_string();
+    let mut restart_args = vec!["--listen", listen.as_str()];
+    restart_args.extend_from_slice(&args);
+    // Same address: the workers keep retrying it and carry on.
+    let (mut second, _) = start_coordinator(&dir, "coordinator2", &db, &restart_args);
+    assert!(second.wait(LIMIT).success(), "{}", second.errors());
+    assert_eq!(
+        essentials_of_output(&second.output()),
+        essentials(&reference)
+    );
+    let status = final_status(&second.output());
+    assert!(
+        status["counters"]["results_loaded"].as_u64() >= Some(acked_before as u64),
+        "the restarted coordinator did not find the finished jobs: {status}"
+    );
+    let events: Vec<JobEvent> = logs.iter().flat_map(|l| job_log(l)).collect();
+    let again = recomputed(&events);
+    assert!(again.is_empty(), "finished jobs computed again: {again:?}");
+    for w in &mut workers {
+        assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
+    }
+}

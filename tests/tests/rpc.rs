@@ -1,0 +1,251 @@
+//! The gRPC surface under abuse: wrong tokens, other games, malformed and oversized
+//! requests, duplicate results. Each must get a clean error, never a panic, and the run must
+//! still finish with the exact result.
+
+use std::time::Duration;
+
+use hakase_core::presets::load_preset;
+use hakase_core::solver::{Outcome, SolverConfig};
+use hakase_proto::job::{JobAnswer, JobId, JobSpec};
+use hakase_proto::v1::admin_client::AdminClient;
+use hakase_proto::v1::cluster_client::ClusterClient;
+use hakase_proto::v1::{
+    CompleteRequest, HeartbeatRequest, JobResult, LeaseRequest, RegisterRequest, StatusRequest,
+};
+use hakase_tests::*;
+use hakase_worker::client::{channel, Auth};
+use hakase_worker::{solve_job, Workbench};
+use tonic::Code;
+
+fn code<T>(result: Result<T, tonic::Status>) -> Code {
+    match result {
+        Ok(_) => Code::Ok,
+        Err(status) => status.code(),
+    }
+}
+
+#[test]
+fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
+    let game_name = "pokemon-gen:1";
+    let reference = core_solution(game_name, SolverConfig::default());
+    let game = load_preset(game_name).expect("preset");
+    let fingerprint = game.fingerprint().to_string();
+    let dir = Scratch::new("rpc");
+    let (mut coordinator, url) = start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &["--game", game_name, "--lease-secs", "2"],
+    );
+
+    // Worker processes with a wrong token or for another game give up with an error.
+    let mut wrong_token = start_worker(&dir, "badtoken", &url, &["--token", "nope"]);
+    assert!(!wrong_token.wait(Duration::from_secs(60)).success());
+    assert!(
+        wrong_token.errors().contains("token"),
+        "{}",
+        wrong_token.errors()
+    );
+    let mut other_game = start_worker(&dir, "othergame", &url, &["--game", "pokemon-qiita2023"]);
+    assert!(!other_game.wait(Duration::from_secs(60)).success());
+    assert!(
+        other_game.errors().contains("fingerprint"),
+        "{}",
+        other_game.errors()
+    );
+
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let bench = Workbench::new(game, SolverConfig::default(), None, 1_000_000);
+    runtime.block_on(async {
+        let ch = channel(&url, None, None).expect("channel");
+        let mut anonymous = ClusterClient::new(ch.clone());
+        let register = RegisterRequest {
+            worker_name: "test".into(),
+            fingerprint: String::new(),
+            threads: 1,
+        };
+        assert_eq!(
+            code(anonymous.register(register.clone()).await),
+            Code::Unauthenticated
+        );
+        let mut wrong =
+            ClusterClient::with_interceptor(ch.clone(), Auth::new("wrong").expect("auth"));
+        assert_eq!(
+            code(wrong.register(register.clone()).await),
+            Code::Unauthenticated
+        );
+        let mut admin_wrong =
+            AdminClient::with_interceptor(ch.clone(), Auth::new("wrong").expect("auth"));
+        assert_eq!(
+            code(admin_wrong.status(StatusRequest {}).await),
+            Code::Unauthenticated
+        );
+
+        let mut client =
+            ClusterClient::with_interceptor(ch.clone(), Auth::new(TOKEN).expect("auth"))
+                .max_decoding_message_size(64 << 20)
+                .max_encoding_message_size(64 << 20);
+        let other = RegisterRequest {
+            fingerprint: "0123456789abcdef".into(),
+            ..register.clone()
+        };
+        assert_eq!(code(client.register(other).await), Code::FailedPrecondition);
+        let reply = client
+            .register(register)
+            .await
+            .expect("register")
+            .into_inner();
+        assert_eq!(reply.fingerprint, fingerprint);
+        let rebuilt =
+            hakase_proto::game::from_spec(reply.game.as_ref().expect("game"), &fingerprint)
+                .expect("the game rebuilds with the same fingerprint");
+        assert_eq!(rebuilt.answers().len(), bench.game.answers().len());
+
+        let lease = |max_jobs: u32, fp: &str| LeaseRequest {
+            worker_id: reply.worker_id,
+            fingerprint: fp.to_string(),
+            max_jobs,
+        };
+        assert_eq!(
+            code(client.lease(lease(0, &fingerprint)).await),
+            Code::InvalidArgument
+        );
+        assert_eq!(
+            code(client.lease(lease(1 << 20, &fingerprint)).await),
+            Code::InvalidArgument
+        );
+        assert_eq!(
+            code(client.lease(lease(1, "ffff")).await),
+            Code::FailedPrecondition
+        );
+        let mut job = None;
+        for _ in 0..600 {
+            let leased = client
+                .lease(lease(1, &fingerprint))
+                .await
+                .expect("lease")
+                .into_inner();
+            if let Some(j) = leased.jobs.into_iter().next() {
+                job = Some(j);
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let job = job.expect("a job to lease");
+        let (id, spec, beta): (JobId, JobSpec, u32) =
+            JobSpec::from_proto(&job, bench.game.answers().len(), bench.game.guesses().len())
+                .expect("a valid job");
+
+        let heartbeat = HeartbeatRequest {
+            worker_id: reply.worker_id,
+            job_ids: vec![vec![1, 2, 3]],
+        };
+        assert_eq!(
+            code(client.heartbeat(heartbeat).await),
+            Code::InvalidArgument
+        );
+
+        let answer = solve_job(&bench.solver, &spec, beta);
+        let good = answer.to_proto(id);
+        let complete = |result: Option<JobResult>, fp: &str| CompleteRequest {
+            worker_id: reply.worker_id,
+            fingerprint: fp.to_string(),
+            result,
+        };
+        assert_eq!(
+            code(client.complete(complete(None, &fingerprint)).await),
+            Code::InvalidArgument
+        );
+        assert_eq!(
+            code(client.complete(complete(Some(good.clone()), "ffff")).await),
+            Code::FailedPrecondition
+        );
+        let short_id = JobResult {
+            job_id: vec![0; 5],
+            ..good.clone()
+        };
+        assert_eq!(
+            code(
+                client
+                    .complete(complete(Some(short_id), &fingerprint))
+                    .await
+            ),
+            Code::InvalidArgument
+        );
+        let unknown = JobResult {
+            job_id: vec![7; 16],
+            ..good.clone()
+        };
+        assert_eq!(
+            code(client.complete(complete(Some(unknown), &fingerprint)).await),
+            Code::NotFound
+        );
+        if let Outcome::Exact { value, .. } = answer.outcome {
+            let garbage = JobResult {
+                tree: vec![0xFF; 40],
+                ..good.clone()
+            };
+            assert_eq!(
+                code(client.complete(complete(Some(garbage), &fingerprint)).await),
+                Code::InvalidArgument
+            );
+            let lie = JobResult {
+                value: value - 1,
+                ..good.clone()
+            };
+            assert_eq!(
+                code(client.complete(complete(Some(lie), &fingerprint)).await),
+                Code::InvalidArgument
+            );
+            let huge = JobResult {
+                tree: vec![0; 25 << 20],
+                ..good.clone()
+            };
+            assert_eq!(
+                code(client.complete(complete(Some(huge), &fingerprint)).await),
+                Code::InvalidArgument
+            );
+        } else {
+            let below = JobResult {
+                value: beta.saturating_sub(1),
+                ..good.clone()
+            };
+            assert_eq!(
+                code(client.complete(complete(Some(below), &fingerprint)).await),
+                Code::InvalidArgument
+            );
+        }
+        // The same result twice: the second is a harmless duplicate.
+        let first = client
+            .complete(complete(Some(good.clone()), &fingerprint))
+            .await
+            .expect("complete")
+            .into_inner();
+        let second = client
+            .complete(complete(Some(good), &fingerprint))
+            .await
+            .expect("duplicate complete")
+            .into_inner();
+        assert!(first.accepted);
+        assert!(!second.accepted);
+        let decoded = JobAnswer::from_proto(&answer.to_proto(id), bench.game.guesses().len())
+            .expect("round trip");
+        assert_eq!(decoded.1.outcome, answer.outcome);
+    });
+
+    // A real worker finishes the run; the result is still exact.
+    let mut worker = start_worker(&dir, "worker", &url, &[]);
+    assert!(
+        coordinator.wait(Duration::from_secs(300)).success(),
+        "{}",
+        coordinator.errors()
+    );
+    assert_eq!(
+        essentials_of_output(&coordinator.output()),
+        essentials(&reference)
+    );
+    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON");
+    assert!(doc["status"]["counters"]["duplicate_completions"].as_u64() >= Some(1));
+    assert!(doc["status"]["counters"]["rejected"].as_u64() >= Some(1));
+    assert!(worker.wait(Duration::from_secs(60)).success());
+}

@@ -1,0 +1,472 @@
+//! The worker's loop over gRPC: register, lease jobs, solve them on blocking threads (the
+//! solver itself runs on rayon), heartbeat, and report results once the memo is durable.
+//! A coordinator that goes away is waited for; a refusal (token, game) ends the worker.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hakase_core::solver::SolverConfig;
+use hakase_proto::job::{JobAnswer, JobId, JobSpec};
+use hakase_proto::v1::cluster_client::ClusterClient;
+use hakase_proto::v1::{
+    CompleteRequest, HeartbeatRequest, LeaseRequest, RegisterReply, RegisterRequest,
+};
+use hakase_proto::{bearer, AUTH_HEADER, MAX_MESSAGE_BYTES};
+use tokio::sync::{mpsc, watch};
+use tonic::codegen::InterceptedService;
+use tonic::metadata::MetadataValue;
+use tonic::service::Interceptor;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::{Code, Status};
+
+use crate::error::WorkerError;
+use crate::exec::{solve_job, Workbench};
+use crate::joblog::JobLog;
+use crate::memo::SledMemo;
+
+/// How a worker connects and works.
+#[derive(Debug, Clone)]
+pub struct WorkerOptions {
+    /// The coordinator's URL, e.g. `http://10.0.0.1:7700` or `https://…` with TLS.
+    pub connect: String,
+    /// The shared token.
+    pub token: String,
+    /// Jobs solved at once (each also uses rayon's pool).
+    pub slots: usize,
+    /// The persistent memo's directory; `None` keeps the memo in memory only.
+    pub cache: Option<PathBuf>,
+    /// The game fingerprint this worker insists on; `None` accepts the run's game.
+    pub fingerprint: Option<String>,
+    /// CA certificate (PEM) to trust for `https://` coordinators.
+    pub ca_cert: Option<PathBuf>,
+    /// The name to expect in the coordinator's certificate (default: the URL's host).
+    pub tls_domain: Option<String>,
+    /// A name for the coordinator's logs.
+    pub name: String,
+    /// In-memory memo entries.
+    pub memo_entries: usize,
+    /// Facts with at least this value are written to the cache.
+    pub persist_min_value: u32,
+    /// Test hook: extra time spent on every job, so tests can kill a worker mid-job.
+    pub job_delay: Duration,
+    /// Test hook: a file recording started and acknowledged jobs.
+    pub job_log: Option<PathBuf>,
+}
+
+/// What a worker did before it stopped.
+#[derive(Debug, Clone, Default)]
+pub struct WorkerSummary {
+    /// Results the coordinator acknowledged.
+    pub jobs_done: u64,
+    /// Facts the cache held at start.
+    pub memo_loaded: usize,
+    /// True when the run finished (false: stopped by a signal).
+    pub run_finished: bool,
+}
+
+/// Adds the shared token to every call.
+#[derive(Clone)]
+pub struct Auth(MetadataValue<tonic::metadata::Ascii>);
+
+impl Auth {
+    /// The interceptor for `token`.
+    pub fn new(token: &str) -> Result<Auth, WorkerError> {
+        bearer(token)
+            .parse()
+            .map(Auth)
+            .map_err(|_| WorkerError::Connect("the token must be printable ASCII".into()))
+    }
+}
+
+impl Interceptor for Auth {
+    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
+        request.metadata_mut().insert(AUTH_HEADER, self.0.clone());
+        Ok(request)
+    }
+}
+
+/// The client type workers use.
+pub type Client = ClusterClient<InterceptedService<Channel, Auth>>;
+
+/// A lazily connecting channel to `url`, with TLS when the URL is `https://`.
+pub fn channel(
+    url: &str,
+    ca_cert: Option<&PathBuf>,
+    tls_domain: Option<&str>,
+) -> Result<Channel, WorkerError> {
+    let mut endpoint = Endpoint::from_shared(url.to_string())
+        .map_err(|e| WorkerError::Connect(format!("{url}: {e}")))?
+        .connect_timeout(Duration::from_secs(5))
+        .tcp_nodelay(true);
+    if url.starts_with("https://") {
+        let mut tls = ClientTlsConfig::new().with_enabled_roots();
+        if let Some(path) = ca_cert {
+            let pem = std::fs::read(path).map_err(|source| WorkerError::Io {
+                path: path.display().to_string(),
+                source,
+            })?;
+            tls = tls.ca_certificate(Certificate::from_pem(pem));
+        }
+        if let Some(domain) = tls_domain {
+            tls = tls.domain_name(domain);
+        }
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|e| WorkerError::Connect(format!("TLS: {e}")))?;
+    }
+    Ok(endpoint.connect_lazy())
+}
+
+/// A cluster client for `opts`.
+pub fn client(opts: &WorkerOptions) -> Result<Client, WorkerError> {
+    let channel = channel(
+        &opts.connect,
+        opts.ca_cert.as_ref(),
+        opts.tls_domain.as_deref(),
+    )?;
+    Ok(
+        ClusterClient::with_interceptor(channel, Auth::new(&opts.token)?)
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES),
+    )
+}
+
+/// True for errors that a retry can cure (the coordinator restarting, a dropped link).
+fn transient(status: &Status) -> bool {
+    matches!(
+        status.code(),
+        Code::Unavailable
+            | Code::Unknown
+            | Code::DeadlineExceeded
+            | Code::ResourceExhausted
+            | Code::Aborted
+            | Code::Internal
+            | Code::Cancelled
+    )
+}
+
+/// Runs the worker until the run finishes or `shutdown` resolves. Finished jobs are reported
+/// before the worker stops; jobs still being solved are left to lease expiry.
+pub async fn run(
+    opts: WorkerOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<WorkerSummary, WorkerError> {
+    let (stop_tx, stop) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop_tx.send(true);
+    });
+    let mut client = client(&opts)?;
+    let db = match &opts.cache {
+        Some(dir) => Some(sled::open(dir).map_err(|source| WorkerError::Cache {
+            path: format!(
+                "{} (is another worker using it? give each worker its own --cache)",
+                dir.display()
+            ),
+            source,
+        })?),
+        None => None,
+    };
+    let log = match &opts.job_log {
+        Some(path) => Some(Arc::new(JobLog::open(path)?)),
+        None => None,
+    };
+    let mut summary = WorkerSummary::default();
+    let mut bench: Option<(String, Arc<Workbench>)> = None;
+    loop {
+        let Some(reply) = register(&mut client, &opts, &stop).await? else {
+            return Ok(summary);
+        };
+        let key = format!("{}/{}", reply.fingerprint, reply.config_json);
+        let current = match &bench {
+            Some((k, b)) if *k == key => b.clone(),
+            _ => {
+                let made = build_bench(&reply, &opts, db.as_ref()).await?;
+                summary.memo_loaded = made.memo.as_ref().map_or(0, |m| m.loaded());
+                tracing::info!(
+                    game = made.game.name(),
+                    fingerprint = %reply.fingerprint,
+                    memo_loaded = summary.memo_loaded,
+                    "registered"
+                );
+                bench = Some((key, made.clone()));
+                made
+            }
+        };
+        match work(
+            &mut client,
+            &opts,
+            &reply,
+            current,
+            log.clone(),
+            &stop,
+            &mut summary,
+        )
+        .await?
+        {
+            Next::Stop => return Ok(summary),
+            Next::Register => continue,
+        }
+    }
+}
+
+async fn register(
+    client: &mut Client,
+    opts: &WorkerOptions,
+    stop: &watch::Receiver<bool>,
+) -> Result<Option<RegisterReply>, WorkerError> {
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        if *stop.borrow() {
+            return Ok(None);
+        }
+        let request = RegisterRequest {
+            worker_name: opts.name.clone(),
+            fingerprint: opts.fingerprint.clone().unwrap_or_default(),
+            threads: opts.slots as u32,
+        };
+        match client.register(request).await {
+            Ok(reply) => return Ok(Some(reply.into_inner())),
+            Err(status) if transient(&status) => {
+                tracing::warn!(code = ?status.code(), message = status.message(), "coordinator unavailable, retrying");
+                if wait(stop, backoff).await {
+                    return Ok(None);
+                }
+                backoff = (backoff * 2).min(Duration::from_secs(2));
+            }
+            Err(status) => return Err(WorkerError::Refused(status.message().to_string())),
+        }
+    }
+}
+
+/// Sleeps for `d`; true when asked to stop meanwhile.
+async fn wait(stop: &watch::Receiver<bool>, d: Duration) -> bool {
+    let mut stop = stop.clone();
+    if *stop.borrow() {
+        return true;
+    }
+    tokio::select! {
+        _ = tokio::time::sleep(d) => false,
+        _ = stop.changed() => true,
+    }
+}
+
+async fn build_bench(
+    reply: &RegisterReply,
+    opts: &WorkerOptions,
+    db: Option<&sled::Db>,
+) -> Result<Arc<Workbench>, WorkerError> {
+    let spec = reply
+        .game
+        .clone()
+        .ok_or_else(|| WorkerError::Protocol("no game in the reply".into()))?;
+    let config: SolverConfig = serde_json::from_str(&reply.config_json)
+        .map_err(|e| WorkerError::Protocol(format!("options: {e}")))?;
+    let game = hakase_proto::game::from_spec(&spec, &reply.fingerprint)
+        .map_err(|e| WorkerError::Protocol(e.to_string()))?;
+    if let Some(want) = &opts.fingerprint {
+        if *want != reply.fingerprint {
+            return Err(WorkerError::Refused(format!(
+                "the run's game has fingerprint {}, this worker's {want}",
+                reply.fingerprint
+            )));
+        }
+    }
+    let memo = match db {
+        Some(db) => {
+            let tree = db.open_tree("memo").map_err(|source| WorkerError::Cache {
+                path: "memo".into(),
+                source,
+            })?;
+            let label = opts
+                .cache
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string());
+            Some(Arc::new(SledMemo::open(
+                tree,
+                &reply.fingerprint,
+                opts.memo_entries,
+                opts.persist_min_value,
+                &label,
+            )?))
+        }
+        None => None,
+    };
+    let entries = opts.memo_entries;
+    tokio::task::spawn_blocking(move || Arc::new(Workbench::new(game, config, memo, entries)))
+        .await
+        .map_err(|e| WorkerError::Protocol(format!("building the game: {e}")))
+}
+
+enum Next {
+    Stop,
+    Register,
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn work(
+    client: &mut Client,
+    opts: &WorkerOptions,
+    reply: &RegisterReply,
+    bench: Arc<Workbench>,
+    log: Option<Arc<JobLog>>,
+    stop: &watch::Receiver<bool>,
+    summary: &mut WorkerSummary,
+) -> Result<Next, WorkerError> {
+    let lease_ms = reply.lease_ms.max(200);
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer)>();
+    let mut active: HashSet<JobId> = HashSet::new();
+    let mut heartbeat = tokio::time::interval(Duration::from_millis(lease_ms / 3));
+    let mut stop_rx = stop.clone();
+    let mut next_lease = tokio::time::Instant::now();
+    let mut backoff = Duration::from_millis(100);
+    let answers = bench.game.answers().len();
+    let guesses = bench.game.guesses().len();
+    loop {
+        if *stop.borrow() {
+            // Report what is already solved (one attempt each), then stop.
+            flush(&bench).await;
+            while let Ok((id, answer)) = done_rx.try_recv() {
+                if complete(client, reply, id, &answer, stop).await? {
+                    summary.jobs_done += 1;
+                    if let Some(log) = &log {
+                        log.record("acked", id, &describe(&answer));
+                    }
+                }
+            }
+            return Ok(Next::Stop);
+        }
+        let free = opts.slots.saturating_sub(active.len());
+        if free > 0 && tokio::time::Instant::now() >= next_lease {
+            let request = LeaseRequest {
+                worker_id: reply.worker_id,
+                fingerprint: reply.fingerprint.clone(),
+                max_jobs: free as u32,
+            };
+            match client.lease(request).await {
+                Ok(lease) => {
+                    backoff = Duration::from_millis(100);
+                    let lease = lease.into_inner();
+                    if lease.finished && active.is_empty() {
+                        flush(&bench).await;
+                        summary.run_finished = true;
+                        return Ok(Next::Stop);
+                    }
+                    if lease.jobs.is_empty() {
+                        next_lease = tokio::time::Instant::now()
+                            + Duration::from_millis(lease.retry_ms.clamp(5, 2000));
+                    }
+                    for job in &lease.jobs {
+                        let (id, spec, beta) = match JobSpec::from_proto(job, answers, guesses) {
+                            Ok(parsed) => parsed,
+                            Err(err) => {
+                                tracing::warn!(%err, "skipping a malformed job");
+                                continue;
+                            }
+                        };
+                        active.insert(id);
+                        if let Some(log) = &log {
+                            log.record("started", id, &beta.to_string());
+                        }
+                        let (bench, tx, delay) = (bench.clone(), done_tx.clone(), opts.job_delay);
+                        tokio::task::spawn_blocking(move || {
+                            if !delay.is_zero() {
+                                std::thread::sleep(delay);
+                            }
+                            let answer = solve_job(&bench.solver, &spec, beta);
+                            let _ = tx.send((id, answer));
+                        });
+                    }
+                }
+                Err(status) if transient(&status) => {
+                    next_lease = tokio::time::Instant::now() + backoff;
+                    backoff = (backoff * 2).min(Duration::from_secs(2));
+                }
+                Err(status) if status.code() == Code::FailedPrecondition => {
+                    tracing::warn!(message = status.message(), "run changed, registering again");
+                    return Ok(Next::Register);
+                }
+                Err(status) => return Err(WorkerError::Refused(status.message().to_string())),
+            }
+        }
+        let lease_due = free > 0;
+        tokio::select! {
+            Some((id, answer)) = done_rx.recv() => {
+                flush(&bench).await;
+                if complete(client, reply, id, &answer, stop).await? {
+                    summary.jobs_done += 1;
+                    if let Some(log) = &log {
+                        log.record("acked", id, &describe(&answer));
+                    }
+                }
+                active.remove(&id);
+            }
+            _ = heartbeat.tick() => {
+                if !active.is_empty() {
+                    let request = HeartbeatRequest {
+                        worker_id: reply.worker_id,
+                        job_ids: active.iter().map(|id| id.to_bytes().to_vec()).collect(),
+                    };
+                    if let Err(status) = client.heartbeat(request).await {
+                        tracing::debug!(code = ?status.code(), "heartbeat failed");
+                    }
+                }
+            }
+            _ = tokio::time::sleep_until(next_lease), if lease_due => {}
+            _ = stop_rx.changed() => {}
+        }
+    }
+}
+
+/// How the job log writes an answer.
+fn describe(answer: &JobAnswer) -> String {
+    match answer.outcome {
+        hakase_core::solver::Outcome::Exact { value, .. } => format!("exact {value}"),
+        hakase_core::solver::Outcome::AtLeast(bound) => format!("atleast {bound}"),
+    }
+}
+
+async fn flush(bench: &Arc<Workbench>) {
+    let bench = bench.clone();
+    match tokio::task::spawn_blocking(move || bench.flush()).await {
+        Ok(Ok(())) => {}
+        Ok(Err(err)) => tracing::warn!(%err, "flushing the memo"),
+        Err(err) => tracing::warn!(%err, "flushing the memo"),
+    }
+}
+
+/// Reports a result until the coordinator takes it; false when it was dropped (stopping, or
+/// the coordinator does not know the job).
+async fn complete(
+    client: &mut Client,
+    reply: &RegisterReply,
+    id: JobId,
+    answer: &JobAnswer,
+    stop: &watch::Receiver<bool>,
+) -> Result<bool, WorkerError> {
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        let request = CompleteRequest {
+            worker_id: reply.worker_id,
+            fingerprint: reply.fingerprint.clone(),
+            result: Some(answer.to_proto(id)),
+        };
+        match client.complete(request).await {
+            Ok(_) => return Ok(true),
+            Err(status) if transient(&status) => {
+                if wait(stop, backoff).await {
+                    return Ok(false);
+                }
+                backoff = (backoff * 2).min(Duration::from_secs(2));
+            }
+            Err(status) if matches!(status.code(), Code::NotFound | Code::FailedPrecondition) => {
+                tracing::warn!(%id, message = status.message(), "result not taken");
+                return Ok(false);
+            }
+            Err(status) => return Err(WorkerError::Refused(status.message().to_string())),
+        }
+    }
+}

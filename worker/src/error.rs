@@ -1,0 +1,33 @@
+//! What can stop a worker.
+
+use thiserror::Error;
+
+/// Errors of the worker library.
+#[derive(Debug, Error)]
+pub enum WorkerError {
+    /// The memo database could not be opened or written.
+    #[error("worker cache {path}: {source}")]
+    Cache {
+        /// The cache directory.
+        path: String,
+        /// sled's error.
+        source: sled::Error,
+    },
+    /// The coordinator refused us for good (wrong token, different game, bad request).
+    #[error("coordinator refused the worker: {0}")]
+    Refused(String),
+    /// The coordinator sent something we cannot use.
+    #[error("bad message from the coordinator: {0}")]
+    Protocol(String),
+    /// The address or TLS settings are unusable.
+    #[error("connection settings: {0}")]
+    Connect(String),
+    /// A local file (CA certificate, job log) could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}

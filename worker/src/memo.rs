@@ -1,0 +1,208 @@
+//! The worker's persistent memo: an in-memory table in front of a sled tree.
+//!
+//! The solver stores millions of small facts per second; only facts about bigger subproblems
+//! (value at least `min_value`, which implies a larger candidate set) are worth a disk write.
+//! They are buffered and written in batches; [`SledMemo::flush`] makes them durable and is
+//! called before a finished job is reported. On open, every stored fact of the game is
+//! loaded into the front table, so lookups never touch the disk.
+
+use std::sync::Mutex;
+
+use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey, MemoryMemo};
+
+use crate::error::WorkerError;
+
+/// Pending facts that trigger a write without waiting for the end of a job.
+const BATCH: usize = 65_536;
+
+/// A [`Memo`] backed by sled, keyed by game fingerprint + [`MemoKey`].
+pub struct SledMemo {
+    front: MemoryMemo,
+    tree: sled::Tree,
+    prefix: Vec<u8>,
+    min_value: u32,
+    pending: Mutex<Vec<(MemoKey, MemoEntry)>>,
+    loaded: usize,
+    label: String,
+}
+
+impl SledMemo {
+    /// Opens the memo of game `fingerprint` in `tree`, keeping at most about `capacity`
+    /// entries in memory and persisting facts whose value is at least `min_value`.
+    pub fn open(
+        tree: sled::Tree,
+        fingerprint: &str,
+        capacity: usize,
+        min_value: u32,
+        label: &str,
+    ) -> Result<SledMemo, WorkerError> {
+        let prefix = fingerprint.as_bytes().to_vec();
+        let front = MemoryMemo::new(capacity);
+        let mut loaded = 0;
+        for item in tree.scan_prefix(&prefix) {
+            let (key, value) = item.map_err(|source| WorkerError::Cache {
+                path: label.to_string(),
+                source,
+            })?;
+            if let (Some(key), Some(entry)) = (decode_key(&key[prefix.len()..]), decode(&value)) {
+                front.put(key, entry);
+                loaded += 1;
+            }
+        }
+        Ok(SledMemo {
+            front,
+            tree,
+            prefix,
+            min_value,
+            pending: Mutex::new(Vec::new()),
+            loaded,
+            label: label.to_string(),
+        })
+    }
+
+    /// Facts found on disk when the memo was opened.
+    pub fn loaded(&self) -> usize {
+        self.loaded
+    }
+
+    /// Writes every buffered fact and waits until sled has them on disk.
+    pub fn flush(&self) -> Result<(), WorkerError> {
+        self.write_pending()?;
+        self.tree.flush().map_err(|source| self.error(source))?;
+        Ok(())
+    }
+
+    /// Writes every buffered fact without waiting for the disk (a later flush of the same
+    /// database makes them durable).
+    pub fn write(&self) -> Result<(), WorkerError> {
+        self.write_pending()
+    }
+
+    fn error(&self, source: sled::Error) -> WorkerError {
+        WorkerError::Cache {
+            path: self.label.clone(),
+            source,
+        }
+    }
+
+    fn write_pending(&self) -> Result<(), WorkerError> {
+        let pending = std::mem::take(&mut *lock(&self.pending));
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let mut batch = sled::Batch::default();
+        for (key, entry) in pending {
+            let full = self.full_key(key);
+            let known = self
+                .tree
+                .get(&full)
+                .map_err(|source| self.error(source))?
+                .and_then(|v| decode(&v));
+            let entry = known.map_or(entry, |k| k.merge(entry));
+            batch.insert(full, encode(entry).to_vec());
+        }
+        self.tree
+            .apply_batch(batch)
+            .map_err(|source| self.error(source))
+    }
+
+    fn full_key(&self, key: MemoKey) -> Vec<u8> {
+        let mut full = self.prefix.clone();
+        full.extend_from_slice(&key.0.to_be_bytes());
+        full
+    }
+}
+
+impl Memo for SledMemo {
+    fn get(&self, key: MemoKey) -> Option<MemoEntry> {
+        self.front.get(key)
+    }
+
+    fn put(&self, key: MemoKey, entry: MemoEntry) {
+        self.front.put(key, entry);
+        if entry.value < self.min_value {
+            return;
+        }
+        let full = {
+            let mut pending = lock(&self.pending);
+            pending.push((key, entry));
+            pending.len() >= BATCH
+        };
+        if full {
+            // A failed background write loses only cache entries, never a result.
+            if let Err(err) = self.write_pending() {
+                tracing::warn!(%err, "writing the worker memo");
+            }
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn encode(entry: MemoEntry) -> [u8; 9] {
+    let mut out = [0u8; 9];
+    out[..4].copy_from_slice(&entry.value.to_le_bytes());
+    out[4] = u8::from(entry.exact);
+    out[5..].copy_from_slice(&entry.guess.to_le_bytes());
+    out
+}
+
+fn decode(bytes: &[u8]) -> Option<MemoEntry> {
+    let bytes: &[u8; 9] = bytes.try_into().ok()?;
+    Some(MemoEntry {
+        value: u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]),
+        exact: bytes[4] != 0,
+        guess: u32::from_le_bytes([bytes[5], bytes[6], bytes[7], bytes[8]]),
+    })
+}
+
+fn decode_key(bytes: &[u8]) -> Option<MemoKey> {
+    let bytes: [u8; 16] = bytes.try_into().ok()?;
+    Some(MemoKey(u128::from_be_bytes(bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_survive_a_reopen_and_stay_per_game() {
+        let dir = std::env::temp_dir().join(format!("hakase-memo-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let entry = MemoEntry {
+            value: 77,
+            exact: true,
+            guess: 5,
+        };
+        {
+            let db = sled::open(&dir).expect("open");
+            let memo = SledMemo::open(db.open_tree("memo").expect("tree"), "aaaa", 1000, 10, "t")
+                .expect("memo");
+            memo.put(MemoKey(42), entry);
+            memo.put(
+                MemoKey(43),
+                MemoEntry {
+                    value: 3,
+                    exact: true,
+                    guess: 1,
+                },
+            );
+            memo.flush().expect("flush");
+        }
+        let db = sled::open(&dir).expect("reopen");
+        let tree = db.open_tree("memo").expect("tree");
+        let memo = SledMemo::open(tree.clone(), "aaaa", 1000, 10, "t").expect("memo");
+        assert_eq!(memo.get(MemoKey(42)), Some(entry));
+        assert_eq!(
+            memo.get(MemoKey(43)),
+            None,
+            "small facts stay in memory only"
+        );
+        let other = SledMemo::open(tree, "bbbb", 1000, 10, "t").expect("memo");
+        assert_eq!(other.get(MemoKey(42)), None);
+        drop((memo, other, db));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
