@@ -267,7 +267,13 @@ impl Solver<'_> {
     /// root (with at least two guesses left). A distributed search orders and prunes the top
     /// levels with it so that it settles on exactly the guesses the solver would.
     pub fn guess_order(&self, node: &Node) -> GuessOrder {
-        let scan = self.scan(&node.candidates, node.guesses_left.max(2), &node.hard, None);
+        let scan = self.scan(
+            &node.candidates,
+            node.guesses_left.max(2),
+            &node.hard,
+            None,
+            INFEASIBLE,
+        );
         GuessOrder {
             guesses: scan
                 .guesses

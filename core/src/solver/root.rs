@@ -80,7 +80,7 @@ impl Solver<'_> {
             Objective::Worst => {
                 let root = self.root(cap);
                 let branching = self
-                    .scan(&root.candidates, cap.max(2), &root.hard, None)
+                    .scan(&root.candidates, cap.max(2), &root.hard, None, INFEASIBLE)
                     .branching;
                 let start = min_depth(root.candidates.len() as u32, branching).max(1);
                 (start..=cap).collect()
@@ -119,7 +119,13 @@ impl Solver<'_> {
         let order: Vec<GuessId> = match first {
             FirstGuesses::Only(guess) => vec![guess],
             _ => self
-                .scan(&root.candidates, guesses_left.max(2), &root.hard, None)
+                .scan(
+                    &root.candidates,
+                    guesses_left.max(2),
+                    &root.hard,
+                    None,
+                    INFEASIBLE,
+                )
                 .guesses
                 .iter()
                 .map(|s| s.guess)

@@ -33,33 +33,59 @@ impl GuessStat {
     }
 }
 
-/// A hash of how a guess splits a set, given its patterns (`row`) in set order: parts numbered by first appearance, the winning part
-/// marked. Equal hashes mean equal partitions (up to a 2^-128 collision chance, the same
-/// standard as the memo keys).
-fn shape_hash(row: &[u8], bytes: &mut Vec<u8>) -> u128 {
-    let mut label = [u8::MAX; PATTERNS];
-    let mut next = 0u8;
-    bytes.clear();
-    for &p in row {
-        let p = p as usize;
-        if p == WIN {
-            bytes.push(u8::MAX - 1);
-            continue;
-        }
-        if label[p] == u8::MAX {
-            label[p] = next;
-            next += 1;
-        }
-        bytes.push(label[p]);
-    }
-    xxhash_rust::xxh3::xxh3_128(bytes)
+/// Hashes how a guess splits a set, given its patterns in set order: parts numbered by
+/// first appearance, the winning part marked. Equal hashes mean equal partitions (up to a
+/// 2^-128 collision chance, the same standard as the memo keys).
+struct ShapeHasher {
+    label: [u8; PATTERNS],
+    bytes: Vec<u8>,
 }
 
-/// The guesses worth trying at a node, best bound first, and the widest split any allowed
-/// guess makes (a bound on the branching of every node below).
+impl Default for ShapeHasher {
+    fn default() -> Self {
+        ShapeHasher {
+            label: [u8::MAX; PATTERNS],
+            bytes: Vec::new(),
+        }
+    }
+}
+
+impl ShapeHasher {
+    fn hash(&mut self, row: &[u8]) -> u128 {
+        let mut next = 0u8;
+        self.bytes.clear();
+        for &p in row {
+            let p = usize::from(p);
+            if p == WIN {
+                self.bytes.push(u8::MAX - 1);
+                continue;
+            }
+            if self.label[p] == u8::MAX {
+                self.label[p] = next;
+                next += 1;
+            }
+            self.bytes.push(self.label[p]);
+        }
+        for &p in row {
+            self.label[usize::from(p)] = u8::MAX;
+        }
+        xxhash_rust::xxh3::xxh3_128(&self.bytes)
+    }
+}
+
+/// What a scan learns about a node.
 pub(crate) struct Scan {
+    /// The guesses worth playing (bound below the cutoff), best first.
     pub guesses: Vec<GuessStat>,
+    /// Every guess that splits the set, one per split shape, in ascending id order: all a
+    /// child node needs to scan.
+    pub pool: Vec<GuessId>,
+    /// The widest split any allowed guess makes: a bound on the branching below.
     pub branching: u32,
+    /// The smallest bound of any guess: a lower bound on the node.
+    pub floor: u32,
+    /// The smallest bound among the guesses not returned for playing.
+    pub skipped_floor: u32,
 }
 
 const WIN: usize = Pattern::ALL_GREEN.0 as usize;
@@ -95,15 +121,42 @@ impl Solver<'_> {
     }
 
     /// Scans the allowed guesses of a node with `depth` guesses left (depth ≥ 2, |set| ≥ 2),
-    /// restricted to `inherited` when the parent already narrowed them down. Guesses that do
-    /// not split the set are dropped (they are never part of an optimum), and of guesses that
-    /// split it identically only the one with the smallest id is kept.
+    /// restricted to `inherited` when the parent already narrowed them down.
+    ///
+    /// Guesses that do not split the set are dropped (they are never part of an optimum), and
+    /// of guesses that split it identically only the one with the smallest id is kept. Only
+    /// guesses whose bound is below `beta` are returned for playing; the others are
+    /// summarised by the smallest of their bounds.
     pub(crate) fn scan(
         &self,
         set: &[AnswerId],
         depth: u32,
         hard: &HardState,
         inherited: Option<&[GuessId]>,
+        beta: u32,
+    ) -> Scan {
+        self.scan_with(set, depth, hard, inherited, beta, true)
+    }
+
+    /// The best guess bound of a node, without the list of guesses: one lean pass.
+    pub(crate) fn floor(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        inherited: Option<&[GuessId]>,
+    ) -> u32 {
+        self.scan_with(set, depth, hard, inherited, 0, false).floor
+    }
+
+    fn scan_with(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        inherited: Option<&[GuessId]>,
+        beta: u32,
+        full: bool,
     ) -> Scan {
         let n = set.len() as u32;
         let allowed: Cow<'_, [GuessId]> = match inherited {
@@ -120,75 +173,118 @@ impl Solver<'_> {
         self.stats
             .scanned_pairs
             .fetch_add((allowed.len() * set.len()) as u64, Ordering::Relaxed);
+        let patterns = self.gather(set, &allowed);
         // Lists are in ascending id order, so the first guess of each split shape kept is the
         // one with the smallest id.
-        let dedupe = self.config.mode != Mode::Hard;
+        let dedupe = full && self.config.mode != Mode::Hard;
+        let keep_all = self.config.top_k.is_some();
+        let best_possible = 2 * n - 1;
         let mut shapes: FxHashSet<u128> = FxHashSet::default();
-        let mut labels = Vec::with_capacity(set.len());
-        let mut counts = [0u16; PATTERNS];
-        let mut branching = 0u32;
-        let mut raw: Vec<(GuessId, u32, u32, u32, bool)> = Vec::new();
-        let patterns = self.gather(set, &allowed);
-        for (&guess, row) in allowed.iter().zip(patterns.chunks_exact(set.len())) {
-            let mut parts = 0u32;
-            let mut squares = 0u32;
-            let mut largest = 0u16;
+        let mut shape = ShapeHasher::default();
+        let mut scan = Scan {
+            guesses: Vec::new(),
+            pool: Vec::new(),
+            branching: 0,
+            floor: INFEASIBLE,
+            skipped_floor: INFEASIBLE,
+        };
+        let mut playable: Vec<(usize, u32)> = Vec::new();
+        for (index, (&guess, row)) in allowed
+            .iter()
+            .zip(patterns.chunks_exact(set.len()))
+            .enumerate()
+        {
+            let mut seen = [0u64; 4];
             for &p in row {
-                let slot = &mut counts[p as usize];
-                parts += u32::from(*slot == 0);
-                squares += 2 * u32::from(*slot) + 1;
-                *slot += 1;
-                largest = largest.max(*slot);
+                seen[usize::from(p >> 6)] |= 1u64 << (p & 63);
             }
-            let wins = counts[WIN] > 0;
-            for &p in row {
-                counts[p as usize] = 0;
-            }
+            let parts: u32 = seen.iter().map(|b| b.count_ones()).sum();
+            let wins = seen[WIN >> 6] & (1u64 << (WIN & 63)) != 0;
             let open = parts - u32::from(wins);
-            branching = branching.max(open);
+            scan.branching = scan.branching.max(open);
             if open == 1 && !wins {
                 continue;
             }
-            if dedupe && !shapes.insert(shape_hash(row, &mut labels)) {
+            let lower = if depth == 2 {
+                // Every answer must be found by the next guess: only perfect splits work.
+                if parts == n {
+                    n + open
+                } else {
+                    INFEASIBLE
+                }
+            } else {
+                // Each part of s answers costs at least 2s - 1; `play` tightens this with the
+                // level-filling bound once the parts are materialised.
+                3 * n - 2 * u32::from(wins) - open
+            };
+            if !full {
+                scan.floor = scan.floor.min(lower);
+                if scan.floor == best_possible {
+                    break;
+                }
                 continue;
             }
-            raw.push((
-                guess,
-                open,
-                squares - u32::from(wins),
-                u32::from(largest),
-                wins,
-            ));
+            if dedupe && !shapes.insert(shape.hash(row)) {
+                continue;
+            }
+            scan.pool.push(guess);
+            if lower >= INFEASIBLE {
+                continue;
+            }
+            scan.floor = scan.floor.min(lower);
+            if lower < beta || keep_all {
+                playable.push((index, lower));
+            } else {
+                scan.skipped_floor = scan.skipped_floor.min(lower);
+            }
         }
-        let mut guesses: Vec<GuessStat> = raw
+        let mut counts = [0u16; PATTERNS];
+        scan.guesses = playable
             .into_iter()
-            .map(|(guess, open, squares, largest, wins)| {
-                let w = u32::from(wins);
-                let lower = if depth == 2 {
-                    if largest <= 1 {
-                        n + open
-                    } else {
-                        INFEASIBLE
+            .map(|(index, lower)| {
+                let row = &patterns[index * set.len()..(index + 1) * set.len()];
+                let mut squares = 0u32;
+                let mut largest = 0u16;
+                for &p in row {
+                    let slot = &mut counts[usize::from(p)];
+                    if usize::from(p) != WIN {
+                        squares += 2 * u32::from(*slot) + 1;
                     }
-                } else {
-                    // Each part of s answers costs at least 2s - 1; `play` tightens this with
-                    // the level-filling bound once the parts are materialised.
-                    3 * n - 2 * w - open
-                };
+                    *slot += 1;
+                    largest = largest.max(*slot);
+                }
+                for &p in row {
+                    counts[usize::from(p)] = 0;
+                }
                 GuessStat {
-                    guess,
+                    guess: allowed[index],
                     lower,
                     squares,
-                    largest,
+                    largest: u32::from(largest),
                 }
             })
-            .filter(|s| s.lower < INFEASIBLE)
             .collect();
-        if let Some(k) = self.config.top_k {
-            guesses = self.restrict_to_top_k(set, guesses, k, &mut counts);
+        if let (Some(k), true) = (self.config.top_k, full) {
+            scan.guesses =
+                self.restrict_to_top_k(set, std::mem::take(&mut scan.guesses), k, &mut counts);
+            scan.floor = scan
+                .guesses
+                .iter()
+                .map(|s| s.lower)
+                .min()
+                .unwrap_or(INFEASIBLE);
+            // The guesses dropped for being above the cutoff still bound the node.
+            scan.skipped_floor = scan
+                .guesses
+                .iter()
+                .map(|s| s.lower)
+                .filter(|&l| l >= beta)
+                .min()
+                .unwrap_or(INFEASIBLE);
+            scan.guesses.retain(|s| s.lower < beta);
         }
-        guesses.sort_unstable_by_key(GuessStat::order);
-        Scan { guesses, branching }
+        scan.guesses.sort_unstable_by_key(GuessStat::order);
+        scan
     }
 
     /// The patterns of `guesses` against `set`, guess-major (`set.len()` bytes per guess),

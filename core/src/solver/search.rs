@@ -24,6 +24,8 @@ struct Here<'a> {
     pool: Option<&'a [GuessId]>,
     /// The widest split any guess makes here: a bound on every child's branching.
     branching: u32,
+    /// The best bound among guesses the scan left out for being above the cutoff.
+    skipped_floor: u32,
 }
 
 /// Sets at least this large search their guesses in parallel.
@@ -83,22 +85,16 @@ impl Solver<'_> {
             }
         }
         self.stats.nodes.fetch_add(1, Ordering::Relaxed);
-        let scan = self.scan(set, depth, hard, inherited);
-        let pool: Vec<GuessId> = if self.inheritable() {
-            let mut ids: Vec<GuessId> = scan.guesses.iter().map(|s| s.guess).collect();
-            ids.sort_unstable();
-            ids
-        } else {
-            Vec::new()
-        };
+        let scan = self.scan(set, depth, hard, inherited, beta);
         let here = Here {
             set,
             depth,
             hard,
-            pool: self.inheritable().then_some(pool.as_slice()),
+            pool: self.inheritable().then_some(scan.pool.as_slice()),
             branching: scan.branching,
+            skipped_floor: scan.skipped_floor,
         };
-        let floor = scan.guesses.first().map_or(INFEASIBLE, |s| s.lower);
+        let floor = scan.floor;
         let outcome = if floor >= beta {
             Outcome::AtLeast(floor)
         } else if let Some(exact) = self.cheap_optimum(&scan.guesses) {
@@ -142,11 +138,7 @@ impl Solver<'_> {
         if let Some(entry) = self.memo.get(key) {
             return entry.value;
         }
-        let floor = self
-            .scan(set, depth, hard, pool)
-            .guesses
-            .first()
-            .map_or(INFEASIBLE, |s| s.lower);
+        let floor = self.floor(set, depth, hard, pool);
         self.memo.put(
             key,
             MemoEntry {
@@ -171,7 +163,7 @@ impl Solver<'_> {
     fn search_sequential(&self, here: &Here<'_>, guesses: &[GuessStat], beta: u32) -> Outcome {
         let mut best = beta;
         let mut best_guess = None;
-        let mut floor = INFEASIBLE;
+        let mut floor = here.skipped_floor;
         for stat in guesses {
             if stat.lower >= best {
                 floor = floor.min(stat.lower);
@@ -197,7 +189,7 @@ impl Solver<'_> {
     fn search_parallel(&self, here: &Here<'_>, guesses: &[GuessStat], beta: u32) -> Outcome {
         let pack = |value: u32, index: usize| (u64::from(value) << 32) | index as u64;
         let incumbent = AtomicU64::new(pack(beta, 0));
-        let floor = AtomicU32::new(INFEASIBLE);
+        let floor = AtomicU32::new(here.skipped_floor);
         in_order_parallel(guesses.len(), |index| {
             let stat = &guesses[index];
             let current = incumbent.load(Ordering::Acquire);
@@ -238,6 +230,7 @@ impl Solver<'_> {
             hard,
             pool,
             branching,
+            ..
         } = *here;
         let word = &self.game.guesses()[stat.guess as usize];
         let mut parts = self.split(set, stat.guess);
@@ -345,6 +338,25 @@ impl Solver<'_> {
             .sum::<u32>();
         if lower >= beta {
             return Outcome::AtLeast(lower);
+        }
+        if beta < INFEASIBLE {
+            // A cutoff is set (first guesses ranked against the best so far): search the parts
+            // one after another, cheapest bounds first, so each tightens the others' budget.
+            let here = Here {
+                set,
+                depth: node.guesses_left,
+                hard: &node.hard,
+                pool: None,
+                branching: u32::MAX,
+                skipped_floor: INFEASIBLE,
+            };
+            let stat = GuessStat {
+                guess,
+                lower,
+                squares: 0,
+                largest: parts.iter().map(|(_, p)| p.len() as u32).max().unwrap_or(0),
+            };
+            return self.play(&here, &stat, beta);
         }
         let values: Vec<Outcome> = parts
             .par_iter()

@@ -1,0 +1,145 @@
+//! Proven optima of the real games, asserted exactly, with every tree checked by the
+//! independent verifier. The English Wordle first guesses agree with the published optimal
+//! totals (salet 7920, trace 7926, crane 7930). Slow in debug builds, so they run in release
+//! (`scripts/test`) and are skipped otherwise.
+
+use hakase_core::presets::load_preset;
+use hakase_core::solver::{FirstGuesses, Mode, Objective, Solver, SolverConfig};
+use hakase_core::verify::verify;
+use hakase_core::{treefile, FeedbackTable};
+
+fn release_only() -> bool {
+    if cfg!(debug_assertions) {
+        eprintln!("skipped in debug builds: run `scripts/test` (release)");
+        return false;
+    }
+    true
+}
+
+/// Solves `game` (optionally from one first guess) and checks value, first guess, tree.
+fn solve(game: &str, first: Option<&str>, config: SolverConfig) -> (String, u32, Vec<u32>) {
+    let game = load_preset(game).expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, config.clone(), 4_000_000);
+    let first = first.map_or(FirstGuesses::Best, |w| {
+        FirstGuesses::Only(game.find_guess(w).expect("known word"))
+    });
+    let solution = solver.solve_game(first, &|_| {});
+    let best = solution.best.expect("solvable");
+    let tree = solution.tree.expect("tree");
+    let checked = verify(&game, &tree, config.mode).expect("the verifier accepts the tree");
+    assert_eq!(checked.total, u64::from(best.outcome.value()));
+    // Both file formats read back to the same tree.
+    let json = treefile::to_json(&game, &tree, serde_json::json!({}));
+    assert_eq!(treefile::from_json(&game, &json).expect("json"), tree);
+    for compact in [false, true] {
+        let text = treefile::to_text(&game, &table, &tree, compact);
+        assert_eq!(treefile::from_text(&game, &text).expect("text"), tree);
+    }
+    (
+        game.guess_text(best.guess).to_string(),
+        best.outcome.value(),
+        checked.distribution,
+    )
+}
+
+#[test]
+fn wordle_first_guesses_match_published_optima() {
+    if !release_only() {
+        return;
+    }
+    let expected = [
+        ("salet", 7920),
+        ("crane", 7930),
+        ("trace", 7926),
+        ("raise", 8014),
+        ("soare", 7997),
+    ];
+    for (word, total) in expected {
+        let (first, value, _) = solve("wordle", Some(word), SolverConfig::default());
+        assert_eq!((first.as_str(), value), (word, total));
+    }
+}
+
+#[test]
+fn pokemon_qiita2023_optimum() {
+    if !release_only() {
+        return;
+    }
+    let (first, total, distribution) = solve("pokemon-qiita2023", None, SolverConfig::default());
+    assert_eq!((first.as_str(), total), ("ジーランス", 964));
+    assert_eq!(distribution.iter().sum::<u32>(), 285);
+    let worst = SolverConfig {
+        objective: Objective::Worst,
+        ..SolverConfig::default()
+    };
+    let (first, total, distribution) = solve("pokemon-qiita2023", None, worst);
+    assert_eq!(distribution.len(), WORST_QIITA as usize);
+    assert_eq!(
+        (first.as_str(), total),
+        (BEST_WORST_QIITA, TOTAL_WORST_QIITA)
+    );
+}
+
+#[test]
+fn pokemon_today_optimum() {
+    if !release_only() {
+        return;
+    }
+    let (first, total, _) = solve("pokemon-today", None, SolverConfig::default());
+    assert_eq!((first.as_str(), total), ("ランクルス", 953));
+}
+
+#[test]
+fn restricted_search_is_an_upper_bound() {
+    if !release_only() {
+        return;
+    }
+    let config = SolverConfig {
+        top_k: Some(10),
+        ..SolverConfig::default()
+    };
+    assert!(!config.is_exact());
+    let (_, total, _) = solve("pokemon-qiita2023", None, config);
+    assert!(
+        total >= 964,
+        "a restricted search cannot beat the proven optimum"
+    );
+    assert_eq!(total, TOP10_QIITA);
+    let hard = SolverConfig {
+        mode: Mode::Hard,
+        ..SolverConfig::default()
+    };
+    let (_, hard_total, _) = solve("pokemon-qiita2023", None, hard);
+    assert!(hard_total >= 964);
+    assert_eq!(hard_total, HARD_QIITA);
+}
+
+/// pokemon-qiita2023 under the worst-case objective: five guesses always suffice (four do
+/// not), and the best total within five is the unrestricted optimum itself.
+const WORST_QIITA: u32 = 5;
+const BEST_WORST_QIITA: &str = "ジーランス";
+const TOTAL_WORST_QIITA: u32 = 964;
+/// The published restricted method (top 10 by entropy per node) on pokemon-qiita2023.
+const TOP10_QIITA: u32 = 964;
+/// Hard mode on pokemon-qiita2023.
+const HARD_QIITA: u32 = 972;
+
+#[test]
+fn a_tiny_transposition_table_degrades_speed_not_results() {
+    if !release_only() {
+        return;
+    }
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let table = FeedbackTable::build(&game);
+    // 64 shards of 16 entries: the table forgets almost everything it stores.
+    let solver = Solver::new(&game, &table, SolverConfig::default(), 0);
+    let first = game.find_guess("ジーランス").expect("known word");
+    let solution = solver.solve_game(FirstGuesses::Only(first), &|_| {});
+    assert_eq!(solution.best.map(|b| b.outcome.value()), Some(964));
+    let tree = solution.tree.expect("tree");
+    assert_eq!(
+        verify(&game, &tree, Mode::Normal).expect("valid").total,
+        964
+    );
+}
