@@ -287,15 +287,31 @@ impl Solver<'_> {
         scan
     }
 
-    /// The patterns of `guesses` against `set`, guess-major (`set.len()` bytes per guess),
-    /// gathered from the answer-major table so that every read is sequential.
+    /// The patterns of `guesses` against `set`, guess-major (`set.len()` bytes per guess).
+    ///
+    /// Large sets read each guess's row of the guess-major table (a few contiguous cache
+    /// lines per guess); small sets read the answer-major columns, a block of guesses at a
+    /// time so that the scattered writes stay in the L1 cache.
     fn gather(&self, set: &[AnswerId], guesses: &[GuessId]) -> Vec<u8> {
+        const ROW_READ_MIN: usize = 64;
+        const BLOCK: usize = 256;
         let n = set.len();
         let mut patterns = vec![0u8; n * guesses.len()];
-        for (i, &a) in set.iter().enumerate() {
-            let column = self.table.column(a);
-            for (j, &g) in guesses.iter().enumerate() {
-                patterns[j * n + i] = column[g as usize];
+        if n >= ROW_READ_MIN {
+            for (&g, out) in guesses.iter().zip(patterns.chunks_exact_mut(n)) {
+                let row = self.table.row(g);
+                for (cell, &a) in out.iter_mut().zip(set) {
+                    *cell = row[a as usize];
+                }
+            }
+            return patterns;
+        }
+        for (block, out) in guesses.chunks(BLOCK).zip(patterns.chunks_mut(BLOCK * n)) {
+            for (i, &a) in set.iter().enumerate() {
+                let column = self.table.column(a);
+                for (j, &g) in block.iter().enumerate() {
+                    out[j * n + i] = column[g as usize];
+                }
             }
         }
         patterns
