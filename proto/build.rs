@@ -9,7 +9,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     config.protoc_executable(protoc);
     tonic_prost_build::configure()
         .file_descriptor_set_path(out.join("hakase_descriptor.bin"))
-        .compile_with_config(config, &["proto/hakase/v1/cluster.proto"], &["proto"])?;
+        .compile_with_config(
+            config,
+            &[
+                "proto/hakase/v1/cluster.proto",
+                "proto/hakase/v1/query.proto",
+            ],
+            &["proto"],
+        )?;
     println!("cargo:rerun-if-changed=proto");
     Ok(())
 }

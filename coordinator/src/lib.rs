@@ -2,3 +2,4 @@
 //! embedded (coordinator and workers in one process) or over gRPC.
 
 pub mod cluster;
+pub mod query;

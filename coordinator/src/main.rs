@@ -56,6 +56,13 @@ enum Command {
     Coordinator(commands::coordinator::Coordinator),
     Worker(commands::worker::Worker),
     Status(commands::status::Status),
+    Query(commands::query::Query),
+    Play(commands::play::Play),
+    Serve(commands::serve::Serve),
+    Export(commands::export::Export),
+    Runs(commands::runs::Runs),
+    Plot(commands::plot::Plot),
+    Display(commands::display::Display),
 }
 
 impl Command {
@@ -73,6 +80,13 @@ impl Command {
             Command::Coordinator(c) => c.run(out),
             Command::Worker(c) => c.run(out),
             Command::Status(c) => c.run(out),
+            Command::Query(c) => c.run(out),
+            Command::Play(c) => c.run(out),
+            Command::Serve(c) => c.run(out),
+            Command::Export(c) => c.run(out),
+            Command::Runs(c) => c.run(out),
+            Command::Plot(c) => c.run(out),
+            Command::Display(c) => c.run(out),
         }
     }
 }

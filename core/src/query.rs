@@ -593,8 +593,8 @@ mod tests {
         assert_eq!(next.candidates.len(), 23);
         assert!(next.guess.is_some());
         let total = next.total.expect("total");
-        assert!(total >= 23 * 2 - 1 && total <= 23 * 3, "total {total}");
-        // Candidates ≤ 20 would be listed: the count is exact.
+        assert_eq!((total, next.worst), (61, Some(4)));
+        assert_eq!(g.guess_text(next.guess.expect("guess")), "ゴーリキー");
         assert_eq!(next.guesses_left, 9);
     }
 

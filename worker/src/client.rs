@@ -15,7 +15,8 @@ use hakase_proto::v1::{
     CompleteRequest, HeartbeatRequest, LeaseRequest, RegisterReply, RegisterRequest,
 };
 use hakase_proto::{bearer, AUTH_HEADER, MAX_MESSAGE_BYTES};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::task::JoinSet;
 use tonic::codegen::InterceptedService;
 use tonic::metadata::MetadataValue;
 use tonic::service::Interceptor;
@@ -65,6 +66,10 @@ pub struct WorkerSummary {
     pub memo_loaded: usize,
     /// True when the run finished (false: stopped by a signal).
     pub run_finished: bool,
+    /// Lease calls made.
+    pub leases: u64,
+    /// Time spent waiting for lease replies.
+    pub lease_wait: Duration,
 }
 
 /// Adds the shared token to every call.
@@ -306,6 +311,13 @@ enum Next {
     Register,
 }
 
+/// Results being reported at once before the worker stops taking jobs.
+const MAX_REPORTING: usize = 256;
+
+/// What a reporting task hands back: the job, whether the coordinator took the result, and
+/// the answer (for the job log).
+type Reported = Result<(JobId, bool, JobAnswer), WorkerError>;
+
 #[allow(clippy::too_many_arguments)]
 async fn work(
     client: &mut Client,
@@ -317,43 +329,70 @@ async fn work(
     summary: &mut WorkerSummary,
 ) -> Result<Next, WorkerError> {
     let lease_ms = reply.lease_ms.max(200);
+    // Jobs run `slots` at a time; three times as many wait leased, so a finished job's slot
+    // is refilled at once (jobs are often shorter than a lease round trip) while its result
+    // is reported in the background.
+    let running = Arc::new(Semaphore::new(opts.slots));
+    let hold = 4 * opts.slots;
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer)>();
+    let mut reports: JoinSet<Reported> = JoinSet::new();
     let mut active: HashSet<JobId> = HashSet::new();
     let mut heartbeat = tokio::time::interval(Duration::from_millis(lease_ms / 3));
     let mut stop_rx = stop.clone();
     let mut next_lease = tokio::time::Instant::now();
     let mut backoff = Duration::from_millis(100);
+    let mut finished = false;
     let answers = bench.game.answers().len();
     let guesses = bench.game.guesses().len();
     loop {
-        if *stop.borrow() {
-            // Report what is already solved (one attempt each), then stop.
-            flush(&bench).await;
+        if *stop.borrow() || (finished && active.is_empty()) {
+            // Report what is already solved (one attempt each when stopping), then stop.
             while let Ok((id, answer)) = done_rx.try_recv() {
-                if complete(client, reply, id, &answer, stop).await? {
+                reports.spawn(report(
+                    client.clone(),
+                    reply.clone(),
+                    bench.clone(),
+                    id,
+                    answer,
+                    stop.clone(),
+                ));
+            }
+            while let Some(joined) = reports.join_next().await {
+                if let Ok(Ok((id, true, answer))) = joined {
                     summary.jobs_done += 1;
                     if let Some(log) = &log {
                         log.record("acked", id, &describe(&answer));
                     }
                 }
             }
+            flush(&bench).await;
+            summary.run_finished |= finished;
             return Ok(Next::Stop);
         }
-        let free = opts.slots.saturating_sub(active.len());
-        if free > 0 && tokio::time::Instant::now() >= next_lease {
+        // Jobs whose results are being reported do not hold a slot (up to a limit).
+        let reporting = reports.len();
+        let free = if reporting >= MAX_REPORTING {
+            0
+        } else {
+            hold.saturating_sub(active.len().saturating_sub(reporting))
+        };
+        if free > 0 && !finished && tokio::time::Instant::now() >= next_lease {
             let request = LeaseRequest {
                 worker_id: reply.worker_id,
                 fingerprint: reply.fingerprint.clone(),
                 max_jobs: free as u32,
             };
-            match client.lease(request).await {
+            let asked = std::time::Instant::now();
+            let leased = client.lease(request).await;
+            summary.lease_wait += asked.elapsed();
+            summary.leases += 1;
+            match leased {
                 Ok(lease) => {
                     backoff = Duration::from_millis(100);
                     let lease = lease.into_inner();
-                    if lease.finished && active.is_empty() {
-                        flush(&bench).await;
-                        summary.run_finished = true;
-                        return Ok(Next::Stop);
+                    if lease.finished {
+                        finished = true;
+                        continue;
                     }
                     if lease.jobs.is_empty() {
                         next_lease = tokio::time::Instant::now()
@@ -367,17 +406,28 @@ async fn work(
                                 continue;
                             }
                         };
-                        active.insert(id);
+                        if !active.insert(id) {
+                            continue;
+                        }
                         if let Some(log) = &log {
                             log.record("started", id, &beta.to_string());
                         }
                         let (bench, tx, delay) = (bench.clone(), done_tx.clone(), opts.job_delay);
-                        tokio::task::spawn_blocking(move || {
-                            if !delay.is_zero() {
-                                std::thread::sleep(delay);
+                        let running = running.clone();
+                        tokio::spawn(async move {
+                            let Ok(_permit) = running.acquire_owned().await else {
+                                return;
+                            };
+                            let solved = tokio::task::spawn_blocking(move || {
+                                if !delay.is_zero() {
+                                    std::thread::sleep(delay);
+                                }
+                                solve_job(&bench.solver, &spec, beta)
+                            })
+                            .await;
+                            if let Ok(answer) = solved {
+                                let _ = tx.send((id, answer));
                             }
-                            let answer = solve_job(&bench.solver, &spec, beta);
-                            let _ = tx.send((id, answer));
                         });
                     }
                 }
@@ -392,11 +442,17 @@ async fn work(
                 Err(status) => return Err(WorkerError::Refused(status.message().to_string())),
             }
         }
-        let lease_due = free > 0;
+        let lease_due = free > 0 && !finished;
         tokio::select! {
             Some((id, answer)) = done_rx.recv() => {
-                flush(&bench).await;
-                if complete(client, reply, id, &answer, stop).await? {
+                reports.spawn(report(client.clone(), reply.clone(), bench.clone(), id, answer, stop.clone()));
+            }
+            Some(joined) = reports.join_next() => {
+                let (id, taken, answer) = match joined {
+                    Ok(result) => result?,
+                    Err(err) => return Err(WorkerError::Protocol(format!("reporting task: {err}"))),
+                };
+                if taken {
                     summary.jobs_done += 1;
                     if let Some(log) = &log {
                         log.record("acked", id, &describe(&answer));
@@ -419,6 +475,20 @@ async fn work(
             _ = stop_rx.changed() => {}
         }
     }
+}
+
+/// Makes the memo durable, then reports one result.
+async fn report(
+    mut client: Client,
+    reply: RegisterReply,
+    bench: Arc<Workbench>,
+    id: JobId,
+    answer: JobAnswer,
+    stop: watch::Receiver<bool>,
+) -> Reported {
+    flush(&bench).await;
+    let taken = complete(&mut client, &reply, id, &answer, &stop).await?;
+    Ok((id, taken, answer))
 }
 
 /// How the job log writes an answer.

@@ -6,7 +6,7 @@
 //! called before a finished job is reported. On open, every stored fact of the game is
 //! loaded into the front table, so lookups never touch the disk.
 
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey, MemoryMemo};
 
@@ -24,6 +24,16 @@ pub struct SledMemo {
     pending: Mutex<Vec<(MemoKey, MemoEntry)>>,
     loaded: usize,
     label: String,
+    commit: Mutex<Commit>,
+    committed: Condvar,
+}
+
+/// Group commit state: flush tickets taken and made durable.
+#[derive(Debug, Default)]
+struct Commit {
+    tickets: u64,
+    durable: u64,
+    flushing: bool,
 }
 
 impl SledMemo {
@@ -57,6 +67,8 @@ impl SledMemo {
             pending: Mutex::new(Vec::new()),
             loaded,
             label: label.to_string(),
+            commit: Mutex::new(Commit::default()),
+            committed: Condvar::new(),
         })
     }
 
@@ -65,11 +77,36 @@ impl SledMemo {
         self.loaded
     }
 
-    /// Writes every buffered fact and waits until sled has them on disk.
+    /// Writes every buffered fact and waits until sled has them on disk. Threads flushing at
+    /// the same time share one disk sync (group commit).
     pub fn flush(&self) -> Result<(), WorkerError> {
         self.write_pending()?;
-        self.tree.flush().map_err(|source| self.error(source))?;
-        Ok(())
+        let mut commit = lock(&self.commit);
+        commit.tickets += 1;
+        let ticket = commit.tickets;
+        loop {
+            if commit.durable >= ticket {
+                return Ok(());
+            }
+            if !commit.flushing {
+                commit.flushing = true;
+                let covering = commit.tickets;
+                drop(commit);
+                let flushed = self.tree.flush();
+                commit = lock(&self.commit);
+                commit.flushing = false;
+                if flushed.is_ok() {
+                    commit.durable = commit.durable.max(covering);
+                }
+                self.committed.notify_all();
+                flushed.map_err(|source| self.error(source))?;
+                continue;
+            }
+            commit = self
+                .committed
+                .wait(commit)
+                .unwrap_or_else(|p| p.into_inner());
+        }
     }
 
     /// Writes every buffered fact without waiting for the disk (a later flush of the same

@@ -155,7 +155,7 @@ fn work(
             let answer = solve_job(&bench.solver, &job.spec, job.beta);
             // The engine's flush of the same database makes these facts durable too.
             memo.write()?;
-            engine.complete(id, job.id, answer)?;
+            engine.complete(id, job.id, answer, false)?;
         }
     }
     Ok(())

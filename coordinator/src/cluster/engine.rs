@@ -52,6 +52,8 @@ pub struct Counters {
     pub rejected: u64,
     /// Search nodes the workers reported.
     pub nodes: u64,
+    /// Lease requests that found no job ready (workers waiting on the plan).
+    pub empty_leases: u64,
 }
 
 /// A picture of the run for status displays.
@@ -115,7 +117,6 @@ struct State {
     counters: Counters,
     workers: HashMap<u64, Worker>,
     next_worker: u64,
-    last_ranking: Instant,
 }
 
 /// A job handed to a worker.
@@ -140,8 +141,14 @@ pub struct Engine {
     store: Store,
     state: Mutex<State>,
     wake: Condvar,
+    /// Signalled when the run ends (or on [`Engine::poke`]): what [`Engine::wait`] waits on,
+    /// kept apart from `wake` so that waiters are not woken by every result.
+    ended: Condvar,
     params: EngineParams,
     started: Instant,
+    /// Job records waiting to be written, outside the state lock (sled writes can wait on a
+    /// disk flush, and the lock must never wait on the disk).
+    outbox: Mutex<Vec<(JobId, JobRecord)>>,
 }
 
 fn stronger(new: Outcome, old: Option<Outcome>) -> bool {
@@ -217,11 +224,12 @@ impl Engine {
                 counters,
                 workers: HashMap::new(),
                 next_worker: 1,
-                last_ranking: Instant::now(),
             }),
             wake: Condvar::new(),
+            ended: Condvar::new(),
             params,
             started: Instant::now(),
+            outbox: Mutex::new(Vec::new()),
         })
     }
 
@@ -316,16 +324,13 @@ impl Engine {
                 ));
             }
             state.counters.leases += out.len() as u64;
+            state.counters.empty_leases += u64::from(out.is_empty());
             if state.queue.is_empty() {
                 state.dirty = true;
                 self.wake.notify_all();
             }
         }
-        for (id, record) in records {
-            if let Err(err) = self.store.put_job(id, &record) {
-                tracing::warn!(%err, "recording a lease");
-            }
-        }
+        self.post(records);
         Some(out)
     }
 
@@ -348,13 +353,15 @@ impl Engine {
         self.lock().jobs.get(&id).map(|e| e.spec.clone())
     }
 
-    /// Takes a worker's result: checks it against the job, stores it if it adds anything, and
-    /// returns once it is durable. Ok(false) for a duplicate.
+    /// Takes a worker's result: checks it against the job, stores it if it adds anything and,
+    /// when `durable`, returns only once it is on disk (remote workers are acknowledged only
+    /// then; embedded ones rely on the periodic and final flushes). Ok(false) for a duplicate.
     pub fn complete(
         &self,
         worker: u64,
         id: JobId,
         answer: JobAnswer,
+        durable: bool,
     ) -> Result<bool, ClusterError> {
         let (spec, previous) = {
             let mut state = self.lock();
@@ -385,7 +392,9 @@ impl Engine {
                 completions,
             },
         )?;
-        self.store.flush()?;
+        if durable {
+            self.store.sync()?;
+        }
         let mut state = self.lock();
         state.counters.completions += 1;
         state.counters.nodes += answer.nodes;
@@ -461,7 +470,7 @@ impl Engine {
             .filter(|w| w.seen >= live)
             .map(|w| w.slots)
             .sum();
-        (2 * slots).max(self.params.min_outstanding)
+        (6 * slots).max(self.params.min_outstanding)
     }
 
     /// One planning pass: settles what the results allow and queues the jobs needed now.
@@ -497,6 +506,7 @@ impl Engine {
             }
         }
         let mut created = Vec::new();
+        let mut records = Vec::new();
         for (id, request) in wanted {
             if answers(state.known.get(&id), request.beta) {
                 continue;
@@ -533,16 +543,10 @@ impl Engine {
                     },
                     completions: 0,
                 };
-                if let Err(err) = self.store.put_job(id, &record) {
-                    tracing::warn!(%err, "recording a job");
-                }
+                records.push((id, record));
             }
         }
-        if state.last_ranking.elapsed() > Duration::from_secs(5) {
-            state.last_ranking = Instant::now();
-            let _ = self.store.put_ranking(&state.planner.ranking());
-            let _ = self.store.touch();
-        }
+        self.post(records);
         if plan.finished {
             self.finish(state);
         }
@@ -560,6 +564,7 @@ impl Engine {
                 tracing::error!(%why, "the run finished but its tree cannot be assembled");
                 state.failure = Some(why);
                 self.wake.notify_all();
+                self.ended.notify_all();
                 return;
             }
         };
@@ -580,6 +585,7 @@ impl Engine {
         }
         state.solution = Some(Arc::new(solution));
         self.wake.notify_all();
+        self.ended.notify_all();
     }
 
     /// Returns leases that ran out to the queue (by replanning).
@@ -601,39 +607,77 @@ impl Engine {
         }
     }
 
+    /// Queues job records for [`Engine::write_outbox`].
+    fn post(&self, records: Vec<(JobId, JobRecord)>) {
+        if !records.is_empty() {
+            self.outbox
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .extend(records);
+        }
+    }
+
+    /// Writes queued job records (never called with the state lock held).
+    fn write_outbox(&self) {
+        let records = std::mem::take(&mut *self.outbox.lock().unwrap_or_else(|p| p.into_inner()));
+        for (id, record) in records {
+            if let Err(err) = self.store.put_job(id, &record) {
+                tracing::warn!(%err, "recording a job");
+            }
+        }
+    }
+
     /// The planning loop: replans whenever results arrive or leases run out, until the run
-    /// is over or `stop` is set. Run it on its own thread.
+    /// is over or `stop` is set. Run it on its own thread. Between passes it lets go of the
+    /// lock for a moment, so that leases and results are never starved by planning; results
+    /// arriving meanwhile are taken by the next pass together.
     pub fn drive(&self, stop: &std::sync::atomic::AtomicBool) {
         use std::sync::atomic::Ordering;
         let tick = (self.params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
-        let mut state = self.lock();
+        let mut last_ranking = Instant::now();
         loop {
-            if stop.load(Ordering::Relaxed) || state.solution.is_some() || state.failure.is_some() {
-                return;
-            }
-            self.expire(&mut state);
-            if state.dirty {
+            let ranking = {
+                let mut state = self.lock();
+                if stop.load(Ordering::Relaxed)
+                    || state.solution.is_some()
+                    || state.failure.is_some()
+                {
+                    break;
+                }
+                self.expire(&mut state);
+                if !state.dirty {
+                    drop(
+                        self.wake
+                            .wait_timeout(state, tick)
+                            .unwrap_or_else(|p| p.into_inner()),
+                    );
+                    continue;
+                }
                 self.replan(&mut state);
-                continue;
+                (last_ranking.elapsed() > Duration::from_secs(5)).then(|| state.planner.ranking())
+            };
+            self.write_outbox();
+            if let Some(ranking) = ranking {
+                last_ranking = Instant::now();
+                let _ = self.store.put_ranking(&ranking);
+                let _ = self.store.touch();
             }
-            state = self
-                .wake
-                .wait_timeout(state, tick)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            std::thread::sleep(Duration::from_millis(1));
         }
+        self.write_outbox();
     }
 
     /// Wakes [`Engine::drive`] and [`Engine::wait`] (for shutdown).
     pub fn poke(&self) {
         self.wake.notify_all();
+        self.ended.notify_all();
     }
 
     /// Waits up to `timeout` for the run to end; returns its solution once there is one.
     pub fn wait(&self, timeout: Duration) -> Result<Option<Arc<Solution>>, ClusterError> {
         let state = self.lock();
         let state = if state.solution.is_none() && state.failure.is_none() {
-            self.wake
+            self.ended
                 .wait_timeout(state, timeout)
                 .unwrap_or_else(|p| p.into_inner())
                 .0
@@ -702,6 +746,7 @@ impl Engine {
 
     /// Makes everything durable (for shutdown).
     pub fn flush(&self) -> Result<(), ClusterError> {
+        self.write_outbox();
         let ranking = self.lock().planner.ranking();
         if self.solution().is_none() {
             self.store.put_ranking(&ranking)?;

@@ -66,14 +66,13 @@ impl RunProgress {
             s.jobs_done, s.jobs_total, rate, s.jobs_queued, s.jobs_leased, s.workers
         );
         if self.bar.is_hidden() {
-            // No terminal (a log file, a batch job): a line every 30 seconds instead.
+            // No terminal (a log file, a batch job): a line on stderr every 30 seconds instead.
             let mut logged = self.logged.lock().unwrap_or_else(|p| p.into_inner());
             if logged.is_none_or(|at| now.duration_since(at).as_secs() >= 30) {
                 *logged = Some(now);
-                tracing::info!(
-                    first_settled = s.first_settled,
-                    first_total = s.first_total,
-                    "{message}"
+                eprintln!(
+                    "[{:>8.1}s] {}/{} first guesses settled; {message}",
+                    s.elapsed_secs, s.first_settled, s.first_total
                 );
             }
         }

@@ -163,12 +163,10 @@ impl Cluster for Services {
                 "max_jobs must be between 1 and {MAX_LEASE}"
             )));
         }
-        let engine = self.engine.clone();
-        let leased = tokio::task::spawn_blocking(move || {
-            engine.lease(request.worker_id, request.max_jobs as usize)
-        })
-        .await
-        .map_err(|e| Status::internal(e.to_string()))?;
+        // Only memory work under a short lock: no need for a blocking thread.
+        let leased = self
+            .engine
+            .lease(request.worker_id, request.max_jobs as usize);
         Ok(Response::new(match leased {
             None => LeaseReply {
                 jobs: Vec::new(),
@@ -215,10 +213,11 @@ impl Cluster for Services {
             JobAnswer::from_proto(&result, self.engine.game.guesses().len())?;
         let engine = self.engine.clone();
         let worker = request.worker_id;
-        let accepted = tokio::task::spawn_blocking(move || engine.complete(worker, id, answer))
-            .await
-            .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(to_status)?;
+        let accepted =
+            tokio::task::spawn_blocking(move || engine.complete(worker, id, answer, true))
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(to_status)?;
         Ok(Response::new(CompleteReply { accepted }))
     }
 }
@@ -257,7 +256,7 @@ impl Admin for Services {
                 .collect(),
             workers: s.workers,
             elapsed_secs: s.elapsed_secs,
-            recomputed: s.counters.rejected,
+            rejected: s.counters.rejected,
         }))
     }
 }
@@ -316,7 +315,10 @@ pub async fn serve(
         .add_service(reflection)
         .add_service(cluster)
         .add_service(admin)
-        .serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown)
+        .serve_with_incoming_shutdown(
+            TcpIncoming::from(listener).with_nodelay(Some(true)),
+            shutdown,
+        )
         .await
         .map_err(|e| ClusterError::Transport(format!("serving: {e}")))
 }

@@ -3,7 +3,7 @@
 //! before a worker's report is acknowledged, so a killed coordinator loses no finished job.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, SolverConfig};
@@ -78,6 +78,17 @@ pub struct Store {
     results: sled::Tree,
     manifest: Mutex<Manifest>,
     guesses: usize,
+    commit: Mutex<Commit>,
+    committed: Condvar,
+}
+
+/// Group commit: writers take a ticket after writing; one of them flushes for everyone
+/// whose ticket was taken before the flush began.
+#[derive(Debug, Default)]
+struct Commit {
+    tickets: u64,
+    durable: u64,
+    flushing: bool,
 }
 
 fn bincode_config() -> bincode::config::Configuration {
@@ -150,6 +161,8 @@ impl Store {
             results,
             manifest: Mutex::new(manifest),
             guesses: game.guesses().len(),
+            commit: Mutex::new(Commit::default()),
+            committed: Condvar::new(),
         };
         store.write_manifest()?;
         Ok(store)
@@ -314,6 +327,41 @@ impl Store {
             .unwrap_or_else(|p| p.into_inner())
             .updated = unix_now();
         self.write_manifest()
+    }
+
+    /// Waits until everything this thread wrote so far is on disk, sharing one flush with
+    /// every other thread waiting at the same time (so thousands of results per second cost
+    /// a few disk syncs, not thousands).
+    pub fn sync(&self) -> Result<(), ClusterError> {
+        fn lock(m: &Mutex<Commit>) -> std::sync::MutexGuard<'_, Commit> {
+            m.lock().unwrap_or_else(|p| p.into_inner())
+        }
+        let mut commit = lock(&self.commit);
+        commit.tickets += 1;
+        let ticket = commit.tickets;
+        loop {
+            if commit.durable >= ticket {
+                return Ok(());
+            }
+            if !commit.flushing {
+                commit.flushing = true;
+                let covering = commit.tickets;
+                drop(commit);
+                let flushed = self.db.flush();
+                commit = lock(&self.commit);
+                commit.flushing = false;
+                if flushed.is_ok() {
+                    commit.durable = commit.durable.max(covering);
+                }
+                self.committed.notify_all();
+                flushed.map_err(|e| self.err(e))?;
+                continue;
+            }
+            commit = self
+                .committed
+                .wait(commit)
+                .unwrap_or_else(|p| p.into_inner());
+        }
     }
 
     /// Waits until everything written so far is on disk.

@@ -41,6 +41,15 @@ pub struct Chart {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+
+    /// Chart the optimal strategy of a solved run instead (a run directory or a name under
+    /// --data), with each branch's total and worst case as extra columns.
+    #[arg(long, value_name = "R")]
+    pub run: Option<String>,
+
+    /// The data directory run names are looked up in.
+    #[arg(long, value_name = "DIR", default_value = hakase_coordinator::query::DEFAULT_DATA_DIR)]
+    pub data: std::path::PathBuf,
 }
 
 /// One chart line; `second` is null on the winning line.
@@ -66,6 +75,19 @@ struct ChartJson<'a> {
 impl Chart {
     /// Splits the answers by the first guess's patterns and asks the strategy for each part.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        if let Some(run) = &self.run {
+            let run = super::query::RunArgs {
+                run: run.clone(),
+                data: self.data.clone(),
+            };
+            return super::query::write_run_chart(
+                out,
+                &run,
+                self.first.as_deref(),
+                self.style,
+                self.json,
+            );
+        }
         let loaded = self.game.load_with_table()?;
         let (game, table) = (&loaded.game, &loaded.table);
         let strategy = strategy(&self.strategy)?;

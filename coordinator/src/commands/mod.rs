@@ -3,10 +3,17 @@
 pub mod candidates;
 pub mod chart;
 pub mod coordinator;
+pub mod display;
 pub mod evaluate;
+pub mod export;
 pub mod feedback;
 pub mod games;
+pub mod play;
+pub mod plot;
+pub mod query;
 pub mod rank;
+pub mod runs;
+pub mod serve;
 pub mod solve;
 pub mod status;
 pub mod verify;

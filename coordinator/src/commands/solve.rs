@@ -88,9 +88,11 @@ pub struct Solve {
     pub in_memory: bool,
 
     /// The database of the resumable run: stop at any time and run the same command again
-    /// to continue where it stopped.
-    #[arg(long, value_name = "DIR", default_value = "hakase-data")]
-    pub db: PathBuf,
+    /// to continue where it stopped. By default each game and set of options gets its own
+    /// run under ./hakase-data/ (e.g. hakase-data/pokemon-today), which `hakase query --run
+    /// pokemon-today` and the other run commands find by that name.
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
 
     /// Jobs solved at once in the resumable run (default: all cores).
     #[arg(long, value_name = "N")]
@@ -195,18 +197,26 @@ impl Solve {
         use std::sync::atomic::{AtomicBool, Ordering};
         use std::sync::Arc;
 
+        let db = self
+            .db
+            .clone()
+            .unwrap_or_else(|| default_run_dir(game.name(), &config));
+
         let stop = Arc::new(AtomicBool::new(false));
         {
             let stop = stop.clone();
             std::thread::spawn(move || {
-                if let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
+                if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
                     rt.block_on(hakase_coordinator::cluster::runtime::shutdown_signal());
                     stop.store(true, Ordering::Relaxed);
                 }
             });
         }
         let options = hakase_coordinator::cluster::EmbeddedOptions {
-            db: self.db.clone(),
+            db: db.clone(),
             threads: self
                 .threads
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
@@ -217,13 +227,13 @@ impl Solve {
         let started = Instant::now();
         let progress = RunProgress::new();
         let outcome = run_embedded(game, config, &options, &stop, &|s| progress.update(s))
-            .with_context(|| format!("solving with the run database {}", self.db.display()))?;
+            .with_context(|| format!("solving with the run database {}", db.display()))?;
         progress.finish();
         let Some(outcome) = outcome else {
             writeln!(
                 out,
                 "interrupted; finished work is saved in {} — run the same command again to resume",
-                self.db.display()
+                db.display()
             )?;
             return Ok(());
         };
@@ -456,4 +466,25 @@ impl Summary {
         )?;
         Ok(())
     }
+}
+
+/// Where a run lives when `--db` is not given: its own directory under ./hakase-data/, named
+/// after the game and every option that changes the result, so runs never collide.
+pub fn default_run_dir(game: &str, config: &SolverConfig) -> PathBuf {
+    let mut name = game.replace([':', '/', ' '], "-");
+    if config.objective == Objective::Worst {
+        name.push_str("-worst");
+    }
+    match config.mode {
+        Mode::Normal => {}
+        Mode::Hard => name.push_str("-hard"),
+        Mode::Strict => name.push_str("-strict"),
+    }
+    if let Some(cap) = config.max_guesses {
+        name.push_str(&format!("-max{cap}"));
+    }
+    if let Some(k) = config.top_k {
+        name.push_str(&format!("-top{k}"));
+    }
+    PathBuf::from(hakase_coordinator::query::run::DEFAULT_DATA_DIR).join(name)
 }

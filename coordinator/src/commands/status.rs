@@ -65,7 +65,7 @@ impl Status {
                     "duplicate_completions": reply.duplicate_completions,
                     "results_loaded": reply.results_loaded,
                     "lease_expiries": reply.lease_expiries,
-                    "rejected": reply.recomputed,
+                    "rejected": reply.rejected,
                     "first_guesses_total": reply.first_guesses_total,
                     "first_guesses_settled": reply.first_guesses_settled,
                     "best_guess": reply.best_guess,

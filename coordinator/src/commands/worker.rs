@@ -110,13 +110,15 @@ impl Worker {
         runtime.shutdown_background();
         writeln!(
             out,
-            "worker stopped: {} jobs done, run {}",
+            "worker stopped: {} jobs done, run {}; {} lease calls waited {:.1} s",
             summary.jobs_done,
             if summary.run_finished {
                 "finished"
             } else {
                 "not finished"
-            }
+            },
+            summary.leases,
+            summary.lease_wait.as_secs_f64()
         )?;
         Ok(())
     }

@@ -1,0 +1,216 @@
+//! `hakase display`: the chart on the 2.13" e-paper panel, or its PNG previews and C header.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use hakase_core::solver::{FirstGuesses, Solver, SolverConfig, DEFAULT_MEMO_ENTRIES};
+use hakase_core::{FeedbackTable, Game};
+use hakase_device::{
+    button_pages, cycle_pages, render_pages, select_page, show_on_panel, write_c_header, write_png,
+    ChartView, Frame, PanelColour, PanelConfig,
+};
+
+use crate::game_args::GameArgs;
+
+/// Show the optimal chart on a Waveshare 2.13" (B/C) e-paper panel, or write its pages as
+/// PNG previews or a C header for firmware.
+///
+/// The chart comes from a run (--run R) or, without a run, from an exact solve in memory of
+/// --game (optionally from --first W), which is quick for small games.
+#[derive(Debug, Args)]
+pub struct Display {
+    /// The run whose chart to show (a run directory or a name under --data).
+    #[arg(long, value_name = "R", conflicts_with = "game")]
+    pub run: Option<String>,
+
+    /// The data directory run names are looked up in.
+    #[arg(long, value_name = "DIR", default_value = hakase_coordinator::query::DEFAULT_DATA_DIR)]
+    pub data: PathBuf,
+
+    /// Without a run: solve this preset game exactly in memory.
+    #[arg(long, value_name = "G")]
+    pub game: Option<String>,
+
+    /// The first guess (default: the optimal one).
+    #[arg(long, value_name = "W")]
+    pub first: Option<String>,
+
+    /// Write each page as PNG into DIR (page-NN.png at panel size and page-NN-x4.png).
+    #[arg(long, value_name = "DIR")]
+    pub png: Option<PathBuf>,
+
+    /// Write every page as a C header for firmware.
+    #[arg(long, value_name = "FILE")]
+    pub c_header: Option<PathBuf>,
+
+    /// Show on a panel through this spidev device, e.g. /dev/spidev0.0.
+    #[arg(long, value_name = "DEV", requires = "gpiochip")]
+    pub spi: Option<PathBuf>,
+
+    /// The GPIO character device of the panel's lines, e.g. /dev/gpiochip0.
+    #[arg(long, value_name = "DEV")]
+    pub gpiochip: Option<PathBuf>,
+
+    /// GPIO line of BUSY.
+    #[arg(long, value_name = "N", default_value_t = 24)]
+    pub busy: u32,
+
+    /// GPIO line of DC.
+    #[arg(long, value_name = "N", default_value_t = 25)]
+    pub dc: u32,
+
+    /// GPIO line of RST.
+    #[arg(long, value_name = "N", default_value_t = 17)]
+    pub rst: u32,
+
+    /// Show page N (from 1).
+    #[arg(long, value_name = "N", conflicts_with_all = ["cycle", "button"])]
+    pub page: Option<usize>,
+
+    /// Show the pages in turn, this long each (e.g. 10m, 30s, 1h).
+    #[arg(long, value_name = "INTERVAL", conflicts_with = "button")]
+    pub cycle: Option<String>,
+
+    /// Show the next page each time the button on this GPIO line is pressed.
+    #[arg(long, value_name = "GPIO")]
+    pub button: Option<u32>,
+}
+
+/// Reads `10m`, `30s`, `1h` or plain seconds.
+fn parse_interval(text: &str) -> Result<Duration> {
+    let text = text.trim();
+    let (number, unit) = text.split_at(
+        text.find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(text.len()),
+    );
+    let n: u64 = number
+        .parse()
+        .with_context(|| format!("--cycle {text:?}: expected e.g. 10m, 30s or 1h"))?;
+    let seconds = match unit {
+        "" | "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        _ => bail!("--cycle {text:?}: the unit must be s, m or h"),
+    };
+    if seconds == 0 {
+        bail!("--cycle must be longer than zero");
+    }
+    Ok(Duration::from_secs(seconds))
+}
+
+impl Display {
+    /// Builds the chart's pages and sends them where asked.
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let view = self.view()?;
+        let frames = render_pages(&view).context("rendering the chart")?;
+        let mut did = false;
+        if let Some(dir) = &self.png {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            for (i, frame) in frames.iter().enumerate() {
+                for (scale, suffix) in [(1, ""), (4, "-x4")] {
+                    let path = dir.join(format!("page-{:02}{suffix}.png", i + 1));
+                    write_png(frame, &path, scale, PanelColour::Red)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+            }
+            writeln!(out, "wrote {} pages to {}", frames.len(), dir.display())?;
+            did = true;
+        }
+        if let Some(path) = &self.c_header {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("creating {}", path.display()))?;
+            write_c_header(&frames, std::io::BufWriter::new(file))
+                .with_context(|| format!("writing {}", path.display()))?;
+            writeln!(out, "wrote {} pages to {}", frames.len(), path.display())?;
+            did = true;
+        }
+        if let Some(spi) = &self.spi {
+            let config = PanelConfig {
+                spi: spi.clone(),
+                gpiochip: self.gpiochip.clone().unwrap_or_default(),
+                busy: self.busy,
+                dc: self.dc,
+                rst: self.rst,
+            };
+            out.flush()?;
+            self.drive(&config, &frames)?;
+            did = true;
+        }
+        if !did {
+            bail!("say where to show the chart: --png DIR, --c-header FILE or --spi DEV --gpiochip DEV");
+        }
+        Ok(())
+    }
+
+    fn drive(&self, config: &PanelConfig, frames: &[Frame]) -> Result<()> {
+        if let Some(interval) = &self.cycle {
+            let interval = parse_interval(interval)?;
+            cycle_pages(config, frames, interval).context("cycling pages on the panel")?;
+            return Ok(());
+        }
+        if let Some(button) = self.button {
+            button_pages(config, frames, button).context("paging with the button")?;
+            return Ok(());
+        }
+        let frame = select_page(frames, self.page.unwrap_or(1))?;
+        show_on_panel(config, frame).context("showing the chart on the panel")?;
+        Ok(())
+    }
+
+    /// The chart to show: from the run, or from an in-memory exact solve.
+    fn view(&self) -> Result<ChartView> {
+        if let Some(run) = &self.run {
+            let run = hakase_coordinator::query::run::load(run, &self.data)
+                .with_context(|| format!("loading run {run:?}"))?;
+            let first = self
+                .first
+                .as_deref()
+                .map(|w| run.game.find_guess(w).context("reading --first"))
+                .transpose()?;
+            let oracle = run.oracle()?;
+            let chart = oracle.chart(first)?;
+            let mean = chart.total as f64 / run.game.answers().len().max(1) as f64;
+            let proven = run.solution.as_ref().is_some_and(|s| s.proven);
+            return Ok(ChartView::from_chart(
+                &run.game,
+                &chart.to_chart(),
+                Some(mean),
+                proven,
+            ));
+        }
+        let Some(name) = &self.game else {
+            bail!("give --run R, or --game G to solve a game in memory");
+        };
+        let args = GameArgs {
+            game: name.clone(),
+            answers: None,
+            guesses: None,
+            tries: None,
+        };
+        let game: Game = args.load()?;
+        let table = FeedbackTable::build(&game);
+        let solver = Solver::new(
+            &game,
+            &table,
+            SolverConfig::default(),
+            DEFAULT_MEMO_ENTRIES / 8,
+        );
+        let first = match &self.first {
+            Some(w) => FirstGuesses::Only(game.find_guess(w).context("reading --first")?),
+            None => FirstGuesses::Best,
+        };
+        let solution = solver.solve_game(first, &|_| {});
+        let oracle = hakase_core::query::Oracle::new(&game, &table, &solution)?;
+        let chart = oracle.chart(None)?;
+        let mean = chart.total as f64 / game.answers().len().max(1) as f64;
+        Ok(ChartView::from_chart(
+            &game,
+            &chart.to_chart(),
+            Some(mean),
+            solution.proven && self.first.is_none(),
+        ))
+    }
+}

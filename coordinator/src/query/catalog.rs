@@ -1,0 +1,102 @@
+//! The runs a query server answers for, loaded once and shared read-only by every request.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use thiserror::Error;
+
+use super::run::{self, LoadedRun, RunError, RunSummary};
+
+/// Why a request's run could not be picked.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CatalogError {
+    /// No run has that name.
+    #[error("no run named {name:?} (available: {available})")]
+    Unknown {
+        /// The name asked for.
+        name: String,
+        /// The names on offer.
+        available: String,
+    },
+    /// No name was given and there is more than one run.
+    #[error("several runs are served; name one of: {0}")]
+    Ambiguous(String),
+    /// Nothing is served.
+    #[error("no runs are loaded")]
+    Empty,
+}
+
+/// Loaded runs by name.
+#[derive(Default)]
+pub struct RunCatalog {
+    runs: BTreeMap<String, Arc<LoadedRun>>,
+}
+
+impl RunCatalog {
+    /// A catalog of the given runs; a name seen twice keeps the first.
+    pub fn new(runs: impl IntoIterator<Item = LoadedRun>) -> RunCatalog {
+        let mut map = BTreeMap::new();
+        for run in runs {
+            map.entry(run.name.clone()).or_insert_with(|| Arc::new(run));
+        }
+        RunCatalog { runs: map }
+    }
+
+    /// One run directory.
+    pub fn single(path: &Path) -> Result<RunCatalog, RunError> {
+        Ok(RunCatalog::new([run::load_path(path)?]))
+    }
+
+    /// Every readable run under `data`, and the ones skipped with their errors.
+    pub fn load_data_dir(data: &Path) -> (RunCatalog, Vec<(PathBuf, Box<RunError>)>) {
+        let mut loaded = Vec::new();
+        let mut skipped = Vec::new();
+        for item in run::list(data) {
+            match item {
+                Ok(run) => loaded.push(run),
+                Err(e) => skipped.push(e),
+            }
+        }
+        (RunCatalog::new(loaded), skipped)
+    }
+
+    /// The run called `name`; an empty name picks the only run.
+    pub fn get(&self, name: &str) -> Result<Arc<LoadedRun>, CatalogError> {
+        let names = || self.runs.keys().cloned().collect::<Vec<_>>().join(", ");
+        if name.is_empty() {
+            return match self.runs.len() {
+                0 => Err(CatalogError::Empty),
+                1 => self
+                    .runs
+                    .values()
+                    .next()
+                    .cloned()
+                    .ok_or(CatalogError::Empty),
+                _ => Err(CatalogError::Ambiguous(names())),
+            };
+        }
+        self.runs
+            .get(name)
+            .cloned()
+            .ok_or_else(|| CatalogError::Unknown {
+                name: name.to_string(),
+                available: names(),
+            })
+    }
+
+    /// Summaries of every run, by name.
+    pub fn summaries(&self) -> Vec<RunSummary> {
+        self.runs.values().map(|r| r.summary()).collect()
+    }
+
+    /// Number of runs.
+    pub fn len(&self) -> usize {
+        self.runs.len()
+    }
+
+    /// True when no run is loaded.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+}

@@ -1,0 +1,315 @@
+//! Loading runs for queries: find a run by path or name, read its manifest and solution into
+//! memory and close the database at once, so queries never hold sled's lock (and a running
+//! coordinator's lock is reported, not waited on).
+
+use std::path::{Path, PathBuf};
+
+use hakase_core::presets::load_preset;
+use hakase_core::query::{Oracle, QueryError};
+use hakase_core::solver::Solution;
+use hakase_core::{FeedbackTable, Game};
+use serde::Serialize;
+use thiserror::Error;
+
+use crate::cluster::store::Manifest;
+
+/// The data directory used when no `--data` is given; each run lives in `<data>/<name>/`.
+pub const DEFAULT_DATA_DIR: &str = "hakase-data";
+
+/// Attempts, 10 ms apart, to get a run's lock from another reader before reporting it in use.
+const LOCK_RETRIES: u32 = 50;
+
+/// Why a run could not be loaded.
+#[derive(Debug, Error)]
+pub enum RunError {
+    /// Neither a run directory nor the name of one under the data directory.
+    #[error("no run {spec:?}: not a run directory, and {under} does not exist")]
+    NotFound {
+        /// What the user asked for.
+        spec: String,
+        /// Where the name was looked up.
+        under: PathBuf,
+    },
+    /// A directory without a run database in it.
+    #[error("{0} is not a run database")]
+    NotARun(PathBuf),
+    /// sled's lock is held: someone is writing the run.
+    #[error("run {0} is in use by another process (is its coordinator still running?)")]
+    InUse(PathBuf),
+    /// The database could not be opened or read.
+    #[error("run {path}: {why}")]
+    Open {
+        /// The run directory.
+        path: PathBuf,
+        /// The underlying error.
+        why: String,
+    },
+    /// A record could not be decoded.
+    #[error("run {path}: cannot read {what}: {why}")]
+    Corrupt {
+        /// The run directory.
+        path: PathBuf,
+        /// Which record.
+        what: &'static str,
+        /// The decoder's message.
+        why: String,
+    },
+    /// The run's game is not a preset (custom word lists are not stored with the run).
+    #[error(
+        "run {path} is of game {game:?}, which is not a preset: runs of custom word lists \
+         cannot be reloaded ({why})"
+    )]
+    CustomGame {
+        /// The run directory.
+        path: PathBuf,
+        /// The game's stored name.
+        game: String,
+        /// Why the preset did not load.
+        why: String,
+    },
+    /// The preset changed since the run was made: its answers would be wrong.
+    #[error(
+        "run {path}: game {game} now has fingerprint {now}, but the run was made for {stored}; \
+         its tree does not fit the current word lists"
+    )]
+    Fingerprint {
+        /// The run directory.
+        path: PathBuf,
+        /// The game.
+        game: String,
+        /// Fingerprint stored in the run.
+        stored: String,
+        /// Fingerprint of the preset today.
+        now: String,
+    },
+    /// The run is not finished: it has no optimal tree to answer from yet.
+    #[error("run {0} is not finished: it has no optimal tree yet (resume its solve first)")]
+    Unfinished(PathBuf),
+    /// The run is finished but no strategy exists.
+    #[error("run {path}: {source}")]
+    Query {
+        /// The run directory.
+        path: PathBuf,
+        /// What the oracle said.
+        source: QueryError,
+    },
+}
+
+/// A run read into memory: its manifest, its game rebuilt from the preset, and its solution.
+pub struct LoadedRun {
+    /// The name it is served under: the directory's name.
+    pub name: String,
+    /// The run directory.
+    pub path: PathBuf,
+    /// What the run is.
+    pub manifest: Manifest,
+    /// The game, verified against the manifest's fingerprint.
+    pub game: Game,
+    /// The game's feedback table.
+    pub table: FeedbackTable,
+    /// The stored solution, once the run finished.
+    pub solution: Option<Solution>,
+}
+
+impl LoadedRun {
+    /// An oracle over the run's optimal tree; an error says why the run cannot answer.
+    pub fn oracle(&self) -> Result<Oracle<'_>, RunError> {
+        let solution = self
+            .solution
+            .as_ref()
+            .ok_or_else(|| RunError::Unfinished(self.path.clone()))?;
+        Oracle::new(&self.game, &self.table, solution).map_err(|source| RunError::Query {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// The one-line summary `hakase runs` and the `Runs` RPC show.
+    pub fn summary(&self) -> RunSummary {
+        let best = self.solution.as_ref().and_then(|s| s.best);
+        RunSummary {
+            name: self.name.clone(),
+            path: self.path.clone(),
+            game: self.manifest.game.clone(),
+            fingerprint: self.manifest.fingerprint.clone(),
+            options: serde_json::to_string(&self.manifest.config).unwrap_or_default(),
+            finished: self.manifest.finished && self.solution.is_some(),
+            proven: self.solution.as_ref().is_some_and(|s| s.proven),
+            best_first_guess: best.map(|b| self.game.guess_text(b.guess).to_string()),
+            total: best.map(|b| u64::from(b.outcome.value())),
+            answers: self.game.answers().len(),
+            tries: self.game.tries(),
+            error: None,
+        }
+    }
+}
+
+/// What is known about a run at a glance.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunSummary {
+    /// Name under the data directory.
+    pub name: String,
+    /// Directory.
+    pub path: PathBuf,
+    /// Game name.
+    pub game: String,
+    /// Game fingerprint.
+    pub fingerprint: String,
+    /// Solver options as JSON.
+    pub options: String,
+    /// True once the optimal tree is stored.
+    pub finished: bool,
+    /// True when the solution is a proof.
+    pub proven: bool,
+    /// Best first guess.
+    pub best_first_guess: Option<String>,
+    /// Its total.
+    pub total: Option<u64>,
+    /// Answers of the game.
+    pub answers: usize,
+    /// Tries of the game.
+    pub tries: u32,
+    /// Why the run could not be read, when it could not.
+    pub error: Option<String>,
+}
+
+/// True when `dir` holds a sled database (checked without opening, which would create one).
+pub fn is_run_dir(dir: &Path) -> bool {
+    dir.join("conf").is_file() && dir.join("db").is_file()
+}
+
+/// Resolves `--run R`: a path to a run directory, or a name under the data directory.
+pub fn resolve(spec: &str, data: &Path) -> Result<PathBuf, RunError> {
+    let direct = PathBuf::from(spec);
+    if is_run_dir(&direct) {
+        return Ok(direct);
+    }
+    let named = data.join(spec);
+    if is_run_dir(&named) {
+        return Ok(named);
+    }
+    if direct.is_dir() {
+        return Err(RunError::NotARun(direct));
+    }
+    if named.is_dir() {
+        return Err(RunError::NotARun(named));
+    }
+    Err(RunError::NotFound {
+        spec: spec.to_string(),
+        under: named,
+    })
+}
+
+/// Loads `--run R` (see [`resolve`]).
+pub fn load(spec: &str, data: &Path) -> Result<LoadedRun, RunError> {
+    load_path(&resolve(spec, data)?)
+}
+
+/// Reads the manifest and solution of the run at `path` and closes the database.
+pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
+    if !is_run_dir(path) {
+        return Err(RunError::NotARun(path.to_path_buf()));
+    }
+    let (manifest, solution) = read_records(path)?;
+    let game = load_preset(&manifest.game).map_err(|e| RunError::CustomGame {
+        path: path.to_path_buf(),
+        game: manifest.game.clone(),
+        why: e.to_string(),
+    })?;
+    if game.fingerprint() != manifest.fingerprint {
+        return Err(RunError::Fingerprint {
+            path: path.to_path_buf(),
+            game: manifest.game.clone(),
+            stored: manifest.fingerprint.clone(),
+            now: game.fingerprint().to_string(),
+        });
+    }
+    let table = FeedbackTable::build(&game);
+    let name = path
+        .canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| path.display().to_string());
+    Ok(LoadedRun {
+        name,
+        path: path.to_path_buf(),
+        manifest,
+        game,
+        table,
+        solution,
+    })
+}
+
+/// The manifest and solution, read with sled and the database closed again before returning.
+/// The records are the JSON the run store writes (`meta/manifest`, `meta/solution`).
+fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>), RunError> {
+    let open_err = |e: sled::Error| {
+        let text = e.to_string();
+        if text.contains("could not acquire lock") || text.contains("WouldBlock") {
+            RunError::InUse(path.to_path_buf())
+        } else {
+            RunError::Open {
+                path: path.to_path_buf(),
+                why: text,
+            }
+        }
+    };
+    // Another query may hold the lock for the few milliseconds its read takes: retry for a
+    // moment before concluding that a writer holds the run.
+    let mut attempt = 0;
+    let db = loop {
+        match sled::Config::new()
+            .path(path)
+            .flush_every_ms(None)
+            .open()
+            .map_err(open_err)
+        {
+            Err(RunError::InUse(_)) if attempt < LOCK_RETRIES => {
+                attempt += 1;
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            other => break other?,
+        }
+    };
+    let meta = db.open_tree("meta").map_err(open_err)?;
+    let corrupt = |what, why: String| RunError::Corrupt {
+        path: path.to_path_buf(),
+        what,
+        why,
+    };
+    let manifest: Manifest = match meta.get("manifest").map_err(open_err)? {
+        Some(bytes) => {
+            serde_json::from_slice(&bytes).map_err(|e| corrupt("the manifest", e.to_string()))?
+        }
+        None => return Err(RunError::NotARun(path.to_path_buf())),
+    };
+    let solution: Option<Solution> = match meta.get("solution").map_err(open_err)? {
+        Some(bytes) => Some(
+            serde_json::from_slice(&bytes).map_err(|e| corrupt("the solution", e.to_string()))?,
+        ),
+        None => None,
+    };
+    drop(meta);
+    drop(db);
+    Ok((manifest, solution))
+}
+
+/// Every run under `data`: `data` itself when it is a run, and each subdirectory holding one,
+/// by name. Runs that cannot be read are listed with their error.
+pub fn list(data: &Path) -> Vec<Result<LoadedRun, (PathBuf, Box<RunError>)>> {
+    let mut dirs = Vec::new();
+    if is_run_dir(data) {
+        dirs.push(data.to_path_buf());
+    }
+    if let Ok(entries) = std::fs::read_dir(data) {
+        let mut subdirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| is_run_dir(p))
+            .collect();
+        subdirs.sort();
+        dirs.extend(subdirs);
+    }
+    dirs.into_iter()
+        .map(|dir| load_path(&dir).map_err(|e| (dir, Box::new(e))))
+        .collect()
+}

@@ -1,0 +1,265 @@
+//! `hakase query`, `play`, `chart --run`, `export`, `runs`, `plot` and `display` run as a
+//! user would, against a run the real `hakase solve` wrote.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use hakase_coordinator::query::run::load_path;
+use hakase_core::presets::load_preset;
+use hakase_core::{FeedbackTable, PatternStyle};
+use serde_json::Value;
+
+/// The data directory holding run `qiita`, made once per test binary.
+fn data_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let data = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("query-cli-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&data);
+        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
+            .args(["solve", "--game", "pokemon-qiita2023", "--db"])
+            .arg(data.join("qiita"))
+            .output()
+            .expect("hakase solve runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        data
+    })
+}
+
+fn hakase(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hakase"))
+        .args(args)
+        .arg("--data")
+        .arg(data_dir())
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = hakase(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+fn failure(args: &[&str]) -> String {
+    let out = hakase(args);
+    assert!(!out.status.success(), "{args:?} should fail");
+    String::from_utf8(out.stderr).expect("UTF-8")
+}
+
+/// The steps the run's tree plays against `answer`, as WORD=PATTERN in `style`.
+fn path_to(answer: &str, style: PatternStyle) -> Vec<(String, String)> {
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let table = FeedbackTable::build(&game);
+    let run = load_path(&data_dir().join("qiita")).expect("run");
+    let tree = run.solution.and_then(|s| s.tree).expect("tree");
+    let a = game.find_answer(answer).expect("answer");
+    let mut node = &tree;
+    let mut steps = Vec::new();
+    loop {
+        let p = table.get(node.guess, a);
+        let len = game.guesses()[node.guess as usize].len();
+        steps.push((
+            game.guess_text(node.guess).to_string(),
+            p.format(len, style),
+        ));
+        if p.is_win() {
+            return steps;
+        }
+        node = node.branch(p).expect("covered");
+    }
+}
+
+#[test]
+fn query_plays_answers_in_the_trees_number_of_guesses() {
+    for answer in [
+        "レントラー",
+        "ジーランス",
+        "ミュウツー",
+        "シェルダー",
+        "ファイヤー",
+        "ニャルマー",
+    ] {
+        let expected = path_to(answer, PatternStyle::Kanji);
+        let mut history: Vec<String> = Vec::new();
+        loop {
+            let mut args = vec!["query", "--run", "qiita", "--json"];
+            for h in &history {
+                args.push("-H");
+                args.push(h);
+            }
+            let v: Value = serde_json::from_str(&ok(&args)).expect("JSON");
+            if v["won"].as_bool() == Some(true) {
+                break;
+            }
+            assert_eq!(v["source"], "tree");
+            let step = &expected[history.len()];
+            assert_eq!(v["guess"].as_str(), Some(step.0.as_str()));
+            history.push(format!("{}={}", step.0, step.1));
+        }
+        assert_eq!(history.len(), expected.len(), "{answer}");
+    }
+}
+
+#[test]
+fn query_text_and_errors() {
+    let text = ok(&["query", "--run", "qiita"]);
+    assert!(
+        text.contains("next guess: ジーランス (from the optimal tree)"),
+        "{text}"
+    );
+    assert!(text.contains("total 964"), "{text}");
+    let text = ok(&["query", "--run", "qiita", "-H", "レントラー=00002"]);
+    assert!(text.contains("computed on the spot"), "{text}");
+    assert!(text.contains("23 answers left"), "{text}");
+    let err = failure(&[
+        "query",
+        "--run",
+        "qiita",
+        "-H",
+        "レントラー=BBBBG",
+        "-H",
+        "ゴーリキー=BBBBB",
+    ]);
+    assert!(
+        err.contains("step 2") && err.contains("no answer fits"),
+        "{err}"
+    );
+    let err = failure(&["query", "--run", "qiita", "-H", "ナゾノクサナ=00000"]);
+    assert!(err.contains("step 1"), "{err}");
+    let err = failure(&["query", "--run", "nothing-here"]);
+    assert!(err.contains("no run \"nothing-here\""), "{err}");
+}
+
+fn play(script: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hakase"))
+        .args(["play", "--run", "qiita", "--data"])
+        .arg(data_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(script.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn play_follows_a_scripted_session_to_the_win() {
+    let styles = [
+        PatternStyle::Kanji,
+        PatternStyle::Letters,
+        PatternStyle::Digits,
+        PatternStyle::Emoji,
+    ];
+    for (i, answer) in ["レントラー", "ミュウツー", "ホエルオー"]
+        .iter()
+        .enumerate()
+    {
+        let steps = path_to(answer, styles[i % styles.len()]);
+        let mut script = String::new();
+        for (_, pattern) in &steps {
+            script.push_str(pattern);
+            script.push('\n');
+        }
+        script.push_str("q\n");
+        let out = play(&script);
+        let won = format!("won in {} guesses: {answer}", steps.len());
+        assert!(out.contains(&won), "{out}");
+    }
+}
+
+#[test]
+fn play_handles_off_tree_words_undo_restart_and_bad_input() {
+    let out = play("レントラー=灰灰灰灰緑\nzzz\nu\nu\nレントラー=灰灰灰灰緑\nr\nq\n");
+    assert!(out.contains("computed on the spot"), "{out}");
+    assert!(
+        out.contains("23 answers left after レントラー=灰灰灰灰緑"),
+        "{out}"
+    );
+    assert!(out.contains("? "), "bad input is reported: {out}");
+    assert!(out.contains("nothing to undo"), "{out}");
+    assert_eq!(
+        out.matches("285 answers left before any guess").count(),
+        3,
+        "{out}"
+    );
+}
+
+#[test]
+fn chart_export_runs_plot_and_display() {
+    let chart = ok(&["chart", "--run", "qiita"]);
+    assert!(
+        chart.contains("\n灰灰灰灰灰 71 ソルロック 281 5\n"),
+        "{chart}"
+    );
+    assert!(chart.contains("total 964"), "{chart}");
+    let json: Value =
+        serde_json::from_str(&ok(&["export", "--run", "qiita", "--format", "json"])).expect("JSON");
+    assert_eq!(json["schema"], "hakase-tree/1");
+    assert_eq!(json["root"]["guess"], "ジーランス");
+    let text = ok(&["export", "--run", "qiita", "--format", "text"]);
+    assert_eq!(text.lines().count(), 285);
+    let dot = ok(&["export", "--run", "qiita", "--format", "dot"]);
+    assert!(
+        dot.starts_with("digraph") && dot.contains("ソルロック"),
+        "{dot}"
+    );
+    let runs = ok(&["runs"]);
+    assert!(
+        runs.contains("qiita") && runs.contains("964") && runs.contains("finished"),
+        "{runs}"
+    );
+
+    let dir = data_dir().join("out");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let png = dir.join("plot.png");
+    ok(&[
+        "plot",
+        "--run",
+        "qiita",
+        "--png",
+        png.to_str().expect("path"),
+    ]);
+    let bytes = std::fs::read(&png).expect("plot written");
+    assert_eq!(&bytes[1..4], b"PNG");
+    let pages = dir.join("pages");
+    ok(&[
+        "display",
+        "--run",
+        "qiita",
+        "--png",
+        pages.to_str().expect("path"),
+    ]);
+    assert!(pages.join("page-01.png").is_file() && pages.join("page-01-x4.png").is_file());
+    let header = dir.join("chart.h");
+    ok(&[
+        "display",
+        "--run",
+        "qiita",
+        "--c-header",
+        header.to_str().expect("path"),
+    ]);
+    assert!(std::fs::metadata(&header).expect("header").len() > 1000);
+}

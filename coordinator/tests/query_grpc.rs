@@ -1,0 +1,422 @@
+//! The query service over gRPC, served in-process on a free loopback port, against a run the
+//! real `hakase solve` wrote.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+
+use hakase_coordinator::query::{serve, RunCatalog};
+use hakase_core::history::Step;
+use hakase_core::presets::load_preset;
+use hakase_core::tree::Tree;
+use hakase_core::{FeedbackTable, Game, PatternStyle};
+use hakase_proto::v1::query_client::QueryClient;
+use hakase_proto::v1::{
+    AnswerSource, ChartRequest, HistoryStep, NextGuessRequest, RunsRequest, TreeFormat, TreeRequest,
+};
+use tonic::transport::Channel;
+use tonic::Code;
+
+/// A finished run of pokemon-qiita2023, made once per test binary.
+fn run_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("query-grpc-{}", std::process::id()))
+            .join("qiita");
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
+            .args(["solve", "--game", "pokemon-qiita2023", "--db"])
+            .arg(&dir)
+            .output()
+            .expect("hakase solve runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        dir
+    })
+}
+
+struct Served {
+    client: QueryClient<Channel>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn start() -> Served {
+    let catalog = RunCatalog::single(run_dir()).expect("the run loads");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(serve(Arc::new(catalog), listener, async move {
+        let _ = stopped.await;
+    }));
+    let client = QueryClient::connect(format!("http://{addr}"))
+        .await
+        .expect("connect");
+    Served {
+        client,
+        _stop: stop,
+    }
+}
+
+fn game() -> (Game, FeedbackTable) {
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let table = FeedbackTable::build(&game);
+    (game, table)
+}
+
+fn request(history: &[(&str, &str)]) -> NextGuessRequest {
+    NextGuessRequest {
+        run: String::new(),
+        history: history
+            .iter()
+            .map(|(g, p)| HistoryStep {
+                guess: g.to_string(),
+                pattern: p.to_string(),
+            })
+            .collect(),
+    }
+}
+
+/// Guesses the stored tree needs for `answer`.
+fn depth(tree: &Tree, table: &FeedbackTable, answer: u32) -> u32 {
+    let mut node = tree;
+    let mut n = 1;
+    loop {
+        let p = table.get(node.guess, answer);
+        if p.is_win() {
+            return n;
+        }
+        node = node.branch(p).expect("the tree covers every answer");
+        n += 1;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_is_found_in_the_trees_guesses_and_they_sum_to_964() {
+    let mut served = start().await;
+    let (game, table) = game();
+    let run = hakase_coordinator::query::run::load_path(run_dir()).expect("run");
+    let tree = run
+        .solution
+        .as_ref()
+        .and_then(|s| s.tree.clone())
+        .expect("tree");
+    let styles = [
+        PatternStyle::Kanji,
+        PatternStyle::Letters,
+        PatternStyle::Digits,
+        PatternStyle::Emoji,
+    ];
+    let mut sum = 0u32;
+    for answer in game.all_answers() {
+        let mut history: Vec<HistoryStep> = Vec::new();
+        loop {
+            let reply = served
+                .client
+                .next_guess(NextGuessRequest {
+                    run: "qiita".into(),
+                    history: history.clone(),
+                })
+                .await
+                .expect("next guess")
+                .into_inner();
+            if reply.won {
+                break;
+            }
+            assert_eq!(reply.source, AnswerSource::Tree as i32);
+            assert!(reply.feasible);
+            let guess = game.find_guess(&reply.guess).expect("a word");
+            let len = game.guesses()[guess as usize].len();
+            let style = styles[history.len() % styles.len()];
+            history.push(HistoryStep {
+                guess: reply.guess.clone(),
+                pattern: table.get(guess, answer).format(len, style),
+            });
+            assert!(
+                history.len() <= 10,
+                "no end for {}",
+                game.answer_text(answer)
+            );
+        }
+        let used = history.len() as u32;
+        assert_eq!(
+            used,
+            depth(&tree, &table, answer),
+            "{}",
+            game.answer_text(answer)
+        );
+        sum += used;
+    }
+    assert_eq!(sum, 964);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn off_tree_guesses_are_solved_on_the_spot() {
+    let mut served = start().await;
+    let reply = served
+        .client
+        .next_guess(request(&[("レントラー", "灰灰灰灰緑")]))
+        .await
+        .expect("answer")
+        .into_inner();
+    assert_eq!(reply.source, AnswerSource::Computed as i32);
+    assert_eq!(reply.candidate_count, 23);
+    assert_eq!(reply.guess, "ゴーリキー");
+    assert_eq!((reply.total, reply.worst), (61, 4));
+    assert!(reply.candidates.is_empty(), "23 > 20 are not listed");
+    let reply = served
+        .client
+        .next_guess(request(&[
+            ("レントラー", "灰灰灰灰緑"),
+            ("ゴーリキー", "灰灰灰灰緑"),
+        ]))
+        .await
+        .expect("answer")
+        .into_inner();
+    assert_eq!(reply.candidate_count, 9);
+    assert_eq!(reply.candidates.len(), 9);
+}
+
+async fn error_of(served: &mut Served, history: &[(&str, &str)]) -> tonic::Status {
+    served
+        .client
+        .next_guess(request(history))
+        .await
+        .expect_err("an error")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_bad_input_gets_its_specific_error() {
+    let mut served = start().await;
+    let e = error_of(
+        &mut served,
+        &[("レントラー", "灰灰灰灰緑"), ("ピカチュウウ", "灰灰灰灰灰")],
+    )
+    .await;
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message().contains("step 2") && e.message().contains("not an allowed guess"),
+        "{}",
+        e.message()
+    );
+    let e = error_of(&mut served, &[("レントラー", "灰灰灰")]).await;
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message().contains("step 1") && e.message().contains("3 cells"),
+        "{}",
+        e.message()
+    );
+    let e = error_of(&mut served, &[("レントラー", "緑緑緑緑黄")]).await;
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message().contains("step 1") && e.message().contains("never shows"),
+        "{}",
+        e.message()
+    );
+    let e = error_of(
+        &mut served,
+        &[("レントラー", "灰灰灰灰緑"), ("ゴーリキー", "灰灰灰灰灰")],
+    )
+    .await;
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message().contains("step 2") && e.message().contains("no answer fits"),
+        "{}",
+        e.message()
+    );
+    let e = error_of(
+        &mut served,
+        &[("ジーランス", "緑緑緑緑緑"), ("レントラー", "灰灰灰灰灰")],
+    )
+    .await;
+    assert!(
+        e.message().contains("step 2") && e.message().contains("already won"),
+        "{}",
+        e.message()
+    );
+    let long: Vec<(&str, &str)> = vec![("レントラー", "灰灰灰灰灰"); 11];
+    let e = error_of(&mut served, &long).await;
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("only 10"), "{}", e.message());
+    let e = served
+        .client
+        .next_guess(NextGuessRequest {
+            run: "nope".into(),
+            history: vec![],
+        })
+        .await
+        .expect_err("unknown run");
+    assert_eq!(e.code(), Code::NotFound);
+    let huge = "ア".repeat(20_000);
+    let e = error_of(&mut served, &[(huge.as_str(), "灰灰灰灰灰")]).await;
+    assert_eq!(e.code(), Code::OutOfRange, "{}", e.message());
+    let e = served
+        .client
+        .chart(ChartRequest {
+            run: String::new(),
+            first_guess: "xyz".into(),
+        })
+        .await
+        .expect_err("unknown first guess");
+    assert_eq!(e.code(), Code::InvalidArgument);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chart_tree_and_runs_answer_with_the_runs_values() {
+    let mut served = start().await;
+    let chart = served
+        .client
+        .chart(ChartRequest::default())
+        .await
+        .expect("chart")
+        .into_inner();
+    assert_eq!(chart.first_guess, "ジーランス");
+    assert_eq!(chart.total, 964);
+    assert!(chart.proven);
+    assert_eq!(chart.rows.iter().map(|r| r.total).sum::<u64>(), 964);
+    assert_eq!(
+        chart.rows.iter().map(|r| r.candidate_count).sum::<u32>(),
+        285
+    );
+    let first = &chart.rows[0];
+    assert_eq!(
+        (
+            first.pattern.as_str(),
+            first.candidate_count,
+            first.second_guess.as_str(),
+            first.total,
+            first.worst
+        ),
+        ("灰灰灰灰灰", 71, "ソルロック", 281, 5)
+    );
+    let other = served
+        .client
+        .chart(ChartRequest {
+            run: String::new(),
+            first_guess: "レントラー".into(),
+        })
+        .await
+        .expect("chart")
+        .into_inner();
+    assert_eq!(other.source, AnswerSource::Computed as i32);
+    assert_eq!(other.rows[0].candidate_count, 67);
+    assert!(other.total > 964);
+
+    let (game, _) = game();
+    let mut stream = served
+        .client
+        .tree(TreeRequest {
+            run: String::new(),
+            format: TreeFormat::Json as i32,
+        })
+        .await
+        .expect("tree")
+        .into_inner();
+    let mut text = String::new();
+    while let Some(chunk) = stream.message().await.expect("chunk") {
+        text.push_str(&chunk.text);
+    }
+    let tree = hakase_core::treefile::from_json(&game, &text).expect("a tree document");
+    let run = hakase_coordinator::query::run::load_path(run_dir()).expect("run");
+    assert_eq!(
+        Some(&tree),
+        run.solution.as_ref().and_then(|s| s.tree.as_ref())
+    );
+
+    let runs = served
+        .client
+        .runs(RunsRequest {})
+        .await
+        .expect("runs")
+        .into_inner();
+    assert_eq!(runs.runs.len(), 1);
+    assert_eq!(
+        (
+            runs.runs[0].name.as_str(),
+            runs.runs[0].total,
+            runs.runs[0].best_first_guess.as_str()
+        ),
+        ("qiita", 964, "ジーランス")
+    );
+}
+
+/// A small deterministic generator, so the fuzz cases are the same on every run.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fuzzed_histories_never_crash_the_server() {
+    let mut served = start().await;
+    let (game, table) = game();
+    let mut rng = XorShift(0x5eed_1234_abcd_9876);
+    let cells = [
+        "灰", "黄", "緑", "B", "Y", "G", "0", "1", "2", "⬛", "🟨", "🟩", "x", "", "緑緑",
+    ];
+    let mut answered = 0;
+    for _ in 0..3000 {
+        let steps = rng.below(12);
+        let mut history = Vec::new();
+        let answer = rng.below(game.answers().len()) as u32;
+        for _ in 0..steps {
+            let guess_id = rng.below(game.guesses().len()) as u32;
+            let guess = match rng.below(10) {
+                0 => "ピカチュウウウ".to_string(),
+                1 => String::new(),
+                _ => game.guess_text(guess_id).to_string(),
+            };
+            // Half the patterns are true for some answer, half are random text.
+            let pattern = if rng.below(2) == 0 {
+                let len = game.guesses()[guess_id as usize].len();
+                table.get(guess_id, answer).format(len, PatternStyle::Kanji)
+            } else {
+                (0..rng.below(7))
+                    .map(|_| cells[rng.below(cells.len())])
+                    .collect()
+            };
+            history.push(HistoryStep { guess, pattern });
+        }
+        match served
+            .client
+            .next_guess(NextGuessRequest {
+                run: String::new(),
+                history,
+            })
+            .await
+        {
+            Ok(_) => answered += 1,
+            Err(status) => assert!(
+                matches!(
+                    status.code(),
+                    Code::InvalidArgument | Code::ResourceExhausted
+                ),
+                "unexpected {status:?}"
+            ),
+        }
+    }
+    assert!(answered > 0, "some fuzzed histories are valid");
+    // Still serving.
+    let reply = served
+        .client
+        .next_guess(request(&[]))
+        .await
+        .expect("alive")
+        .into_inner();
+    assert_eq!(reply.guess, "ジーランス");
+    let _ = Step::parse;
+}
