@@ -5,6 +5,7 @@
 pub mod client;
 pub mod error;
 pub mod exec;
+pub mod group_commit;
 pub mod joblog;
 pub mod memo;
 

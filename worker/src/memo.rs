@@ -6,11 +6,12 @@
 //! called before a finished job is reported. On open, every stored fact of the game is
 //! loaded into the front table, so lookups never touch the disk.
 
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 
 use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey, MemoryMemo};
 
 use crate::error::WorkerError;
+use crate::group_commit::GroupCommit;
 
 /// Pending facts that trigger a write without waiting for the end of a job.
 const BATCH: usize = 65_536;
@@ -24,16 +25,7 @@ pub struct SledMemo {
     pending: Mutex<Vec<(MemoKey, MemoEntry)>>,
     loaded: usize,
     label: String,
-    commit: Mutex<Commit>,
-    committed: Condvar,
-}
-
-/// Group commit state: flush tickets taken and made durable.
-#[derive(Debug, Default)]
-struct Commit {
-    tickets: u64,
-    durable: u64,
-    flushing: bool,
+    commit: GroupCommit,
 }
 
 impl SledMemo {
@@ -67,8 +59,7 @@ impl SledMemo {
             pending: Mutex::new(Vec::new()),
             loaded,
             label: label.to_string(),
-            commit: Mutex::new(Commit::default()),
-            committed: Condvar::new(),
+            commit: GroupCommit::default(),
         })
     }
 
@@ -81,32 +72,12 @@ impl SledMemo {
     /// the same time share one disk sync (group commit).
     pub fn flush(&self) -> Result<(), WorkerError> {
         self.write_pending()?;
-        let mut commit = lock(&self.commit);
-        commit.tickets += 1;
-        let ticket = commit.tickets;
-        loop {
-            if commit.durable >= ticket {
-                return Ok(());
-            }
-            if !commit.flushing {
-                commit.flushing = true;
-                let covering = commit.tickets;
-                drop(commit);
-                let flushed = self.tree.flush();
-                commit = lock(&self.commit);
-                commit.flushing = false;
-                if flushed.is_ok() {
-                    commit.durable = commit.durable.max(covering);
-                }
-                self.committed.notify_all();
-                flushed.map_err(|source| self.error(source))?;
-                continue;
-            }
-            commit = self
-                .committed
-                .wait(commit)
-                .unwrap_or_else(|p| p.into_inner());
-        }
+        self.commit.sync(|| {
+            self.tree
+                .flush()
+                .map(|_| ())
+                .map_err(|source| self.error(source))
+        })
     }
 
     /// Writes every buffered fact without waiting for the disk (a later flush of the same

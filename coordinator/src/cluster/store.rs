@@ -3,13 +3,14 @@
 //! before a worker's report is acknowledged, so a killed coordinator loses no finished job.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Condvar, Mutex};
+use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, SolverConfig};
 use hakase_core::tree::Tree;
 use hakase_core::Game;
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
+use hakase_worker::group_commit::GroupCommit;
 use serde::{Deserialize, Serialize};
 
 use super::error::ClusterError;
@@ -78,17 +79,7 @@ pub struct Store {
     results: sled::Tree,
     manifest: Mutex<Manifest>,
     guesses: usize,
-    commit: Mutex<Commit>,
-    committed: Condvar,
-}
-
-/// Group commit: writers take a ticket after writing; one of them flushes for everyone
-/// whose ticket was taken before the flush began.
-#[derive(Debug, Default)]
-struct Commit {
-    tickets: u64,
-    durable: u64,
-    flushing: bool,
+    commit: GroupCommit,
 }
 
 fn bincode_config() -> bincode::config::Configuration {
@@ -161,8 +152,7 @@ impl Store {
             results,
             manifest: Mutex::new(manifest),
             guesses: game.guesses().len(),
-            commit: Mutex::new(Commit::default()),
-            committed: Condvar::new(),
+            commit: GroupCommit::default(),
         };
         store.write_manifest()?;
         Ok(store)
@@ -333,35 +323,8 @@ impl Store {
     /// every other thread waiting at the same time (so thousands of results per second cost
     /// a few disk syncs, not thousands).
     pub fn sync(&self) -> Result<(), ClusterError> {
-        fn lock(m: &Mutex<Commit>) -> std::sync::MutexGuard<'_, Commit> {
-            m.lock().unwrap_or_else(|p| p.into_inner())
-        }
-        let mut commit = lock(&self.commit);
-        commit.tickets += 1;
-        let ticket = commit.tickets;
-        loop {
-            if commit.durable >= ticket {
-                return Ok(());
-            }
-            if !commit.flushing {
-                commit.flushing = true;
-                let covering = commit.tickets;
-                drop(commit);
-                let flushed = self.db.flush();
-                commit = lock(&self.commit);
-                commit.flushing = false;
-                if flushed.is_ok() {
-                    commit.durable = commit.durable.max(covering);
-                }
-                self.committed.notify_all();
-                flushed.map_err(|e| self.err(e))?;
-                continue;
-            }
-            commit = self
-                .committed
-                .wait(commit)
-                .unwrap_or_else(|p| p.into_inner());
-        }
+        self.commit
+            .sync(|| self.db.flush().map(|_| ()).map_err(|e| self.err(e)))
     }
 
     /// Waits until everything written so far is on disk.
