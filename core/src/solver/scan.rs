@@ -90,6 +90,32 @@ pub(crate) struct Scan {
 
 const WIN: usize = Pattern::ALL_GREEN.0 as usize;
 
+/// Guesses gathered and judged at a time by a scan.
+const GATHER_BLOCK: usize = 256;
+
+/// The ordering statistics of a guess worth playing, from its patterns over the set.
+fn split_stat(guess: GuessId, lower: u32, row: &[u8], counts: &mut [u16; PATTERNS]) -> GuessStat {
+    let mut squares = 0u32;
+    let mut largest = 0u16;
+    for &p in row {
+        let slot = &mut counts[usize::from(p)];
+        if usize::from(p) != WIN {
+            squares += 2 * u32::from(*slot) + 1;
+        }
+        *slot += 1;
+        largest = largest.max(*slot);
+    }
+    for &p in row {
+        counts[usize::from(p)] = 0;
+    }
+    GuessStat {
+        guess,
+        lower,
+        squares,
+        largest: u32::from(largest),
+    }
+}
+
 impl Solver<'_> {
     /// The guesses the rules allow at a node (before any top-k restriction).
     pub(crate) fn allowed_guesses(&self, set: &[AnswerId], hard: &HardState) -> Cow<'_, [GuessId]> {
@@ -170,10 +196,6 @@ impl Solver<'_> {
             None => self.allowed_guesses(set, hard),
         };
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
-        self.stats
-            .scanned_pairs
-            .fetch_add((allowed.len() * set.len()) as u64, Ordering::Relaxed);
-        let patterns = self.gather(set, &allowed);
         // Lists are in ascending id order, so the first guess of each split shape kept is the
         // one with the smallest id.
         let dedupe = full && self.config.mode != Mode::Hard;
@@ -188,82 +210,59 @@ impl Solver<'_> {
             floor: INFEASIBLE,
             skipped_floor: INFEASIBLE,
         };
-        let mut playable: Vec<(usize, u32)> = Vec::new();
-        for (index, (&guess, row)) in allowed
-            .iter()
-            .zip(patterns.chunks_exact(set.len()))
-            .enumerate()
-        {
-            let mut seen = [0u64; 4];
-            for &p in row {
-                seen[usize::from(p >> 6)] |= 1u64 << (p & 63);
-            }
-            let parts: u32 = seen.iter().map(|b| b.count_ones()).sum();
-            let wins = seen[WIN >> 6] & (1u64 << (WIN & 63)) != 0;
-            let open = parts - u32::from(wins);
-            scan.branching = scan.branching.max(open);
-            if open == 1 && !wins {
-                continue;
-            }
-            let lower = if depth == 2 {
-                // Every answer must be found by the next guess: only perfect splits work.
-                if parts == n {
-                    n + open
+        let mut counts = [0u16; PATTERNS];
+        let mut block = Vec::with_capacity(GATHER_BLOCK * set.len());
+        // Guesses are gathered a block at a time and judged while the block is in cache, so a
+        // lean scan that reaches the best possible bound stops gathering at once.
+        'blocks: for guesses in allowed.chunks(GATHER_BLOCK) {
+            self.gather(set, guesses, &mut block);
+            for (&guess, row) in guesses.iter().zip(block.chunks_exact(set.len())) {
+                let mut seen = [0u64; 4];
+                for &p in row {
+                    seen[usize::from(p >> 6)] |= 1u64 << (p & 63);
+                }
+                let parts: u32 = seen.iter().map(|b| b.count_ones()).sum();
+                let wins = seen[WIN >> 6] & (1u64 << (WIN & 63)) != 0;
+                let open = parts - u32::from(wins);
+                scan.branching = scan.branching.max(open);
+                if open == 1 && !wins {
+                    continue;
+                }
+                let lower = if depth == 2 {
+                    // Every answer must be found by the next guess: only perfect splits work.
+                    if parts == n {
+                        n + open
+                    } else {
+                        INFEASIBLE
+                    }
                 } else {
-                    INFEASIBLE
+                    // Each part of s answers costs at least 2s - 1; `play` tightens this with
+                    // the level-filling bound once the parts are materialised.
+                    3 * n - 2 * u32::from(wins) - open
+                };
+                if !full {
+                    scan.floor = scan.floor.min(lower);
+                    if scan.floor == best_possible {
+                        break 'blocks;
+                    }
+                    continue;
                 }
-            } else {
-                // Each part of s answers costs at least 2s - 1; `play` tightens this with the
-                // level-filling bound once the parts are materialised.
-                3 * n - 2 * u32::from(wins) - open
-            };
-            if !full {
+                if dedupe && !shapes.insert(shape.hash(row)) {
+                    continue;
+                }
+                scan.pool.push(guess);
+                if lower >= INFEASIBLE {
+                    continue;
+                }
                 scan.floor = scan.floor.min(lower);
-                if scan.floor == best_possible {
-                    break;
+                if lower < beta || keep_all {
+                    scan.guesses
+                        .push(split_stat(guess, lower, row, &mut counts));
+                } else {
+                    scan.skipped_floor = scan.skipped_floor.min(lower);
                 }
-                continue;
-            }
-            if dedupe && !shapes.insert(shape.hash(row)) {
-                continue;
-            }
-            scan.pool.push(guess);
-            if lower >= INFEASIBLE {
-                continue;
-            }
-            scan.floor = scan.floor.min(lower);
-            if lower < beta || keep_all {
-                playable.push((index, lower));
-            } else {
-                scan.skipped_floor = scan.skipped_floor.min(lower);
             }
         }
-        let mut counts = [0u16; PATTERNS];
-        scan.guesses = playable
-            .into_iter()
-            .map(|(index, lower)| {
-                let row = &patterns[index * set.len()..(index + 1) * set.len()];
-                let mut squares = 0u32;
-                let mut largest = 0u16;
-                for &p in row {
-                    let slot = &mut counts[usize::from(p)];
-                    if usize::from(p) != WIN {
-                        squares += 2 * u32::from(*slot) + 1;
-                    }
-                    *slot += 1;
-                    largest = largest.max(*slot);
-                }
-                for &p in row {
-                    counts[usize::from(p)] = 0;
-                }
-                GuessStat {
-                    guess: allowed[index],
-                    lower,
-                    squares,
-                    largest: u32::from(largest),
-                }
-            })
-            .collect();
         if let (Some(k), true) = (self.config.top_k, full) {
             scan.guesses =
                 self.restrict_to_top_k(set, std::mem::take(&mut scan.guesses), k, &mut counts);
@@ -287,34 +286,35 @@ impl Solver<'_> {
         scan
     }
 
-    /// The patterns of `guesses` against `set`, guess-major (`set.len()` bytes per guess).
+    /// The patterns of `guesses` against `set` into `out`, guess-major (`set.len()` bytes
+    /// per guess); called with at most [`GATHER_BLOCK`] guesses so `out` stays in L1/L2.
     ///
     /// Large sets read each guess's row of the guess-major table (a few contiguous cache
-    /// lines per guess); small sets read the answer-major columns, a block of guesses at a
-    /// time so that the scattered writes stay in the L1 cache.
-    fn gather(&self, set: &[AnswerId], guesses: &[GuessId]) -> Vec<u8> {
+    /// lines per guess); small sets read the answer-major columns, so the scattered writes
+    /// land in the small block.
+    fn gather(&self, set: &[AnswerId], guesses: &[GuessId], out: &mut Vec<u8>) {
         const ROW_READ_MIN: usize = 64;
-        const BLOCK: usize = 256;
         let n = set.len();
-        let mut patterns = vec![0u8; n * guesses.len()];
+        out.clear();
+        out.resize(n * guesses.len(), 0);
+        self.stats
+            .scanned_pairs
+            .fetch_add((guesses.len() * n) as u64, Ordering::Relaxed);
         if n >= ROW_READ_MIN {
-            for (&g, out) in guesses.iter().zip(patterns.chunks_exact_mut(n)) {
+            for (&g, cells) in guesses.iter().zip(out.chunks_exact_mut(n)) {
                 let row = self.table.row(g);
-                for (cell, &a) in out.iter_mut().zip(set) {
+                for (cell, &a) in cells.iter_mut().zip(set) {
                     *cell = row[a as usize];
                 }
             }
-            return patterns;
+            return;
         }
-        for (block, out) in guesses.chunks(BLOCK).zip(patterns.chunks_mut(BLOCK * n)) {
-            for (i, &a) in set.iter().enumerate() {
-                let column = self.table.column(a);
-                for (j, &g) in block.iter().enumerate() {
-                    out[j * n + i] = column[g as usize];
-                }
+        for (i, &a) in set.iter().enumerate() {
+            let column = self.table.column(a);
+            for (j, &g) in guesses.iter().enumerate() {
+                out[j * n + i] = column[g as usize];
             }
         }
-        patterns
     }
 
     /// The published restricted method: the `k` guesses of highest entropy (ties to list

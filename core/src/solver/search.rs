@@ -31,6 +31,9 @@ struct Here<'a> {
 /// Sets at least this large search their guesses in parallel.
 const PARALLEL_MIN: usize = 48;
 
+/// Sets at most this large first look for a candidate that splits them perfectly.
+const PERFECT_CHECK_MAX: usize = 48;
+
 impl Solver<'_> {
     /// The value of a candidate set with `depth` guesses left: exact when below `beta`,
     /// otherwise a lower bound ≥ `beta`.
@@ -69,6 +72,12 @@ impl Solver<'_> {
         }
         if 2 * n > beta {
             return Outcome::AtLeast(2 * n - 1);
+        }
+        if let Some(guess) = self.perfect_candidate(set) {
+            return Outcome::Exact {
+                value: 2 * n - 1,
+                guess,
+            };
         }
         let key = self.key(set, depth, hard);
         if let Some(entry) = self.memo.get(key) {
@@ -134,6 +143,9 @@ impl Solver<'_> {
         if n <= 2 || depth < 2 {
             return self.solve(set, depth, hard, pool, INFEASIBLE).value();
         }
+        if self.perfect_candidate(set).is_some() {
+            return 2 * n - 1;
+        }
         let key = self.key(set, depth, hard);
         if let Some(entry) = self.memo.get(key) {
             return entry.value;
@@ -148,6 +160,39 @@ impl Solver<'_> {
             },
         );
         floor
+    }
+
+    /// The first candidate (by guess id) that tells every other candidate apart, if any.
+    ///
+    /// Such a guess reaches 2n - 1, the least any guess can (one answer per guess after the
+    /// first, the first winning once), and no guess that is not a candidate can: so it is the
+    /// optimum, and the one a full scan would pick (smallest bound, then Σ part², then id).
+    /// Checking the n candidates costs n² lookups instead of a scan of every guess; with two
+    /// or more guesses left the budget always suffices.
+    fn perfect_candidate(&self, set: &[AnswerId]) -> Option<GuessId> {
+        if set.len() > PERFECT_CHECK_MAX || self.config.top_k.is_some() {
+            return None;
+        }
+        let mut best: Option<GuessId> = None;
+        for &a in set {
+            let guess = self.game.answer_as_guess(a);
+            if best.is_some_and(|b| b < guess) {
+                continue;
+            }
+            let row = self.table.row(guess);
+            let mut seen = [0u64; 4];
+            let distinct = set.iter().all(|&b| {
+                let p = row[b as usize];
+                let (word, bit) = (usize::from(p >> 6), 1u64 << (p & 63));
+                let fresh = seen[word] & bit == 0;
+                seen[word] |= bit;
+                fresh
+            });
+            if distinct {
+                best = Some(guess);
+            }
+        }
+        best
     }
 
     /// When the best-bounded guess leaves no part above two answers its bound is its exact
