@@ -39,6 +39,9 @@ pub struct PuzzleView {
     pub game: String,
     /// The rows, in play order (at most [`PUZZLE_ROWS`]).
     pub rows: Vec<PuzzleViewRow>,
+    /// Words listed under the rows (a best-move problem's answers left), as many as fit;
+    /// the rest are counted as "+N".
+    pub words: Vec<String>,
     /// The question, in plain ASCII words (wrapped to two lines; more is cut with "...").
     pub question: String,
 }
@@ -72,6 +75,8 @@ pub fn render_puzzle(view: &PuzzleView) -> Result<Frame, DeviceError> {
     for (i, row) in view.rows.iter().enumerate() {
         draw_row(&mut frame, row, FIRST_TOP + PITCH * i as i32)?;
     }
+    let below_rows = FIRST_TOP + PITCH * view.rows.len() as i32;
+    draw_words(&mut frame, &view.words, below_rows)?;
     for (line, baseline) in wrap(&view.question, LINE_CHARS)
         .iter()
         .zip(QUESTION_BASELINES)
@@ -104,6 +109,57 @@ fn draw_row(frame: &mut Frame, row: &PuzzleViewRow, top: i32) -> Result<(), Devi
             &text,
             Point::new(left + (TILE - width) / 2, top + TILE - 3),
             ink,
+            frame,
+        )?;
+    }
+    Ok(())
+}
+
+/// Lays `words` out in lines of the name face from `top` down to the question; what does not
+/// fit is counted at the end as "+N".
+fn draw_words(frame: &mut Frame, words: &[String], top: i32) -> Result<(), DeviceError> {
+    const LINE: i32 = 13;
+    const GAP: i32 = 6;
+    let right = WIDTH as i32 - 2;
+    let lines = ((QUESTION_BASELINES[0] - 9 - top) / LINE).max(0);
+    // Place greedily: (x, line) of each word that fits.
+    let mut placed: Vec<(i32, i32)> = Vec::new();
+    let (mut x, mut line) = (2, 0);
+    for word in words {
+        let width = NAMES.width(word)?;
+        if x > 2 && x + width > right {
+            x = 2;
+            line += 1;
+        }
+        if line >= lines {
+            break;
+        }
+        placed.push((x, line));
+        x += width + GAP;
+    }
+    // Make room for "+N" after the last word kept.
+    while placed.len() < words.len() {
+        let rest = format!("+{}", words.len() - placed.len());
+        let Some(&(x, line)) = placed.last() else {
+            break;
+        };
+        let end = x + NAMES.width(&words[placed.len() - 1])? + GAP;
+        if end + NAMES.width(&rest)? <= right {
+            NAMES.draw(
+                &rest,
+                Point::new(end, top + LINE * (line + 1)),
+                Ink::Black,
+                frame,
+            )?;
+            break;
+        }
+        placed.pop();
+    }
+    for (word, &(x, line)) in words.iter().zip(&placed) {
+        NAMES.draw(
+            word,
+            Point::new(x, top + LINE * (line + 1)),
+            Ink::Black,
             frame,
         )?;
     }
@@ -156,6 +212,7 @@ mod tests {
                     ],
                 })
                 .collect(),
+            words: Vec::new(),
             question: "Exactly one answer fits these rows. Which?".into(),
         }
     }

@@ -119,7 +119,12 @@ pub fn device_view(game: &Game, puzzle: &Puzzle) -> Result<PuzzleView> {
             ),
         },
     };
+    let words = match &puzzle.grade {
+        Grade::BestMove(g) => g.answers.clone(),
+        Grade::Deduction(_) => Vec::new(),
+    };
     Ok(PuzzleView {
+        words,
         title: format!("Day {}  {}  {}", puzzle.day, puzzle.level, puzzle.kind),
         game: puzzle.game.clone(),
         rows,
