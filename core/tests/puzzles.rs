@@ -349,9 +349,7 @@ fn the_committed_pokemon_batch_checks_out() {
     check_committed("pokemon-today");
 }
 
-/// Slow (every Wordle guess is evaluated for each hard problem): run by scripts/bench-puzzle.
 #[test]
-#[ignore]
 fn the_committed_wordle_batch_checks_out() {
     check_committed("wordle");
 }
