@@ -84,12 +84,15 @@ fn an_interrupted_batch_resumes_to_the_same_puzzles() {
     // Kill it mid-write: two days kept, the third torn.
     let lines = std::fs::read_to_string(dir.join("puzzles.jsonl")).expect("lines");
     let keep: Vec<&str> = lines.lines().take(3).collect();
-    let torn = format!(
-        "{}\n{}\n{}",
-        keep[0],
-        keep[1],
-        &keep[2][..keep[2].len() / 2]
-    );
+    let third = keep[2].as_bytes();
+    let torn = [
+        keep[0].as_bytes(),
+        b"\n",
+        keep[1].as_bytes(),
+        b"\n",
+        &third[..third.len() / 2],
+    ]
+    .concat();
     std::fs::write(dir.join("puzzles.jsonl"), torn).expect("tear");
     std::fs::remove_file(dir.join("puzzles.json")).expect("remove");
 
@@ -101,7 +104,7 @@ fn an_interrupted_batch_resumes_to_the_same_puzzles() {
 
     // The same directory with another seed is refused, not mixed.
     let mut other = args.to_vec();
-    other[9] = "9";
+    other[8] = "9";
     let refused = hakase(&other);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("holds another batch"));
