@@ -63,6 +63,7 @@ enum Command {
     Runs(commands::runs::Runs),
     Plot(commands::plot::Plot),
     Display(commands::display::Display),
+    Puzzle(commands::puzzle::PuzzleCommand),
 }
 
 impl Command {
@@ -87,6 +88,7 @@ impl Command {
             Command::Runs(c) => c.run(out),
             Command::Plot(c) => c.run(out),
             Command::Display(c) => c.run(out),
+            Command::Puzzle(c) => c.run(out),
         }
     }
 }

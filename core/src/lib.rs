@@ -13,6 +13,7 @@ pub mod game;
 pub mod history;
 pub mod pattern;
 pub mod presets;
+pub mod puzzle;
 pub mod query;
 pub mod solver;
 pub mod strategy;

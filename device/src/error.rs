@@ -31,6 +31,14 @@ pub enum DeviceError {
         /// How many pages there are.
         pages: usize,
     },
+    /// A puzzle with more rows than one page holds.
+    #[error("a puzzle page holds at most {max} rows, this puzzle has {rows}")]
+    TooManyRows {
+        /// The puzzle's rows.
+        rows: usize,
+        /// [`crate::PUZZLE_ROWS`].
+        max: usize,
+    },
     /// A PNG scale of zero or one too large to address.
     #[error("PNG scale must be between 1 and {max}, got {scale}")]
     BadScale {

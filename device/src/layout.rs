@@ -142,7 +142,8 @@ fn draw_row(frame: &mut Frame, row: &ChartViewRow, top: i32) -> Result<(), Devic
     Ok(())
 }
 
-fn fill(frame: &mut Frame, x: i32, y: i32, width: i32, height: i32, ink: Ink) {
+/// Fills a rectangle (clipped to the page).
+pub(crate) fn fill(frame: &mut Frame, x: i32, y: i32, width: i32, height: i32, ink: Ink) {
     for py in y..y + height {
         for px in x..x + width {
             if let (Ok(px), Ok(py)) = (u32::try_from(px), u32::try_from(py)) {
@@ -152,7 +153,8 @@ fn fill(frame: &mut Frame, x: i32, y: i32, width: i32, height: i32, ink: Ink) {
     }
 }
 
-fn outline(frame: &mut Frame, x: i32, y: i32, width: i32, height: i32, ink: Ink) {
+/// Draws a rectangle's one-pixel border (clipped to the page).
+pub(crate) fn outline(frame: &mut Frame, x: i32, y: i32, width: i32, height: i32, ink: Ink) {
     fill(frame, x, y, width, 1, ink);
     fill(frame, x, y + height - 1, width, 1, ink);
     fill(frame, x, y, 1, height, ink);

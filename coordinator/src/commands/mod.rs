@@ -10,6 +10,7 @@ pub mod feedback;
 pub mod games;
 pub mod play;
 pub mod plot;
+pub mod puzzle;
 pub mod query;
 pub mod rank;
 pub mod runs;

@@ -1,0 +1,137 @@
+//! A batch on disk, resumable: `batch.json` says what the batch is, `puzzles.jsonl` gets one
+//! line per finished day (written and synced before the next day starts), and the final
+//! `puzzles.json`, `sheet.txt` and `solutions.txt` are written from those lines at the end.
+//! A rerun with the same options skips the days already in `puzzles.jsonl`; a torn last line
+//! (the process killed mid-write) is cut off and that day made again.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use hakase_core::puzzle::{Kind, Puzzle};
+use serde::{Deserialize, Serialize};
+
+use super::show::{puzzle_text, solution_text};
+
+/// What identifies a batch: a rerun must ask for exactly the same.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// The game's name.
+    pub game: String,
+    /// The game's fingerprint (rules and lists).
+    pub fingerprint: String,
+    /// The batch seed.
+    pub seed: u64,
+    /// Days in the batch.
+    pub count: usize,
+    /// The level mix as given.
+    pub levels: String,
+    /// The kinds the days alternate.
+    pub kinds: Vec<Kind>,
+}
+
+/// An open batch directory.
+pub struct BatchDir {
+    dir: PathBuf,
+    lines: File,
+}
+
+const HEADER: &str = "batch.json";
+const LINES: &str = "puzzles.jsonl";
+
+impl BatchDir {
+    /// Opens or creates the batch in `dir`; returns it with the puzzles already made.
+    pub fn open(dir: &Path, header: &Header) -> Result<(BatchDir, Vec<Puzzle>)> {
+        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let header_path = dir.join(HEADER);
+        if header_path.exists() {
+            let text = fs::read_to_string(&header_path)
+                .with_context(|| format!("reading {}", header_path.display()))?;
+            let stored: Header = serde_json::from_str(&text)
+                .with_context(|| format!("reading {}", header_path.display()))?;
+            if &stored != header {
+                bail!(
+                    "{} holds another batch ({} seed {} count {} levels {}); use another --out",
+                    dir.display(),
+                    stored.game,
+                    stored.seed,
+                    stored.count,
+                    stored.levels
+                );
+            }
+        } else {
+            let text = serde_json::to_string_pretty(header)?;
+            fs::write(&header_path, text + "\n")
+                .with_context(|| format!("writing {}", header_path.display()))?;
+        }
+        let lines_path = dir.join(LINES);
+        let done = read_lines(&lines_path)?;
+        let lines = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&lines_path)
+            .with_context(|| format!("opening {}", lines_path.display()))?;
+        Ok((
+            BatchDir {
+                dir: dir.to_path_buf(),
+                lines,
+            },
+            done,
+        ))
+    }
+
+    /// Appends a finished puzzle durably (written and synced).
+    pub fn append(&mut self, puzzle: &Puzzle) -> Result<()> {
+        let line = serde_json::to_string(puzzle)?;
+        writeln!(self.lines, "{line}")
+            .and_then(|()| self.lines.sync_data())
+            .with_context(|| format!("appending to {}", self.dir.join(LINES).display()))
+    }
+
+    /// Writes the whole batch: JSON, the sheet without solutions, and the solutions.
+    pub fn finish(&self, puzzles: &[Puzzle]) -> Result<()> {
+        let write = |name: &str, text: String| {
+            let path = self.dir.join(name);
+            fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+        };
+        write(
+            "puzzles.json",
+            serde_json::to_string_pretty(puzzles)? + "\n",
+        )?;
+        let sheet: Vec<String> = puzzles.iter().map(puzzle_text).collect();
+        write("sheet.txt", sheet.join("\n"))?;
+        let solutions: Vec<String> = puzzles.iter().map(solution_text).collect();
+        write("solutions.txt", solutions.join("\n"))
+    }
+
+    /// The directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+}
+
+/// The puzzles in `path`; a last line without its newline or not readable is cut off.
+fn read_lines(path: &Path) -> Result<Vec<Puzzle>> {
+    let Ok(bytes) = fs::read(path) else {
+        return Ok(Vec::new());
+    };
+    let mut puzzles = Vec::new();
+    let mut good = 0usize;
+    while let Some(end) = bytes[good..].iter().position(|&b| b == b'\n') {
+        match serde_json::from_slice::<Puzzle>(&bytes[good..good + end]) {
+            Ok(puzzle) => puzzles.push(puzzle),
+            Err(_) => break,
+        }
+        good += end + 1;
+    }
+    if good < bytes.len() {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        file.set_len(good as u64)
+            .with_context(|| format!("cutting the torn end of {}", path.display()))?;
+    }
+    Ok(puzzles)
+}

@@ -1,0 +1,291 @@
+//! `hakase puzzle`: generated puzzles with unique solutions and graded difficulty, one at a
+//! time or a resumable batch (a year of daily puzzles).
+
+mod files;
+mod show;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use hakase_core::puzzle::level::{KINDS, LEVELS};
+use hakase_core::puzzle::{plan, Generator, Kind, Level, LevelMix, Puzzle, Seen, Slot};
+use hakase_core::{FeedbackTable, Game};
+use hakase_device::{render_puzzle, write_png, PanelColour};
+use serde::Serialize;
+
+use super::write_json;
+use crate::game_args::GameArgs;
+use files::{BatchDir, Header};
+use show::{device_view, puzzle_text, solution_text};
+
+/// Generate puzzles: deduction puzzles (name the one answer that fits the rows) and best-move
+/// problems (find the one right guess), graded easy, medium or hard and proven.
+///
+/// One puzzle: `hakase puzzle --kind best-move --level hard --seed 7`.
+/// A year of daily puzzles, resumable (rerun the same command to continue):
+/// `hakase puzzle --count 365 --levels easy:40%,medium:40%,hard:20% --seed 1 --out year`.
+#[derive(Debug, Args)]
+pub struct PuzzleCommand {
+    /// Which game.
+    #[command(flatten)]
+    pub game: GameArgs,
+
+    /// One puzzle: its kind (deduction, best-move).
+    #[arg(long, default_value = "deduction", conflicts_with = "count")]
+    pub kind: Kind,
+
+    /// One puzzle: its level (easy, medium, hard).
+    #[arg(long, default_value = "medium", conflicts_with = "count")]
+    pub level: Level,
+
+    /// The seed: the same seed and options give the same puzzles.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+
+    /// A batch of this many days, written to --out.
+    #[arg(long, value_name = "N", requires = "out")]
+    pub count: Option<usize>,
+
+    /// A batch's share of each level, as LEVEL:WEIGHT[%] separated by commas.
+    #[arg(
+        long,
+        value_name = "MIX",
+        default_value = "easy:40%,medium:40%,hard:20%"
+    )]
+    pub levels: String,
+
+    /// A batch's kinds, alternated within each level (default: both).
+    #[arg(long, value_name = "KINDS", value_delimiter = ',')]
+    pub kinds: Vec<Kind>,
+
+    /// The batch directory (created; rerun with the same options to resume).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+
+    /// Also draw each puzzle as an e-paper page: DIR/day-NNN.png and day-NNN-x4.png.
+    #[arg(long, value_name = "DIR")]
+    pub png: Option<PathBuf>,
+
+    /// One puzzle: leave the solution out.
+    #[arg(long)]
+    pub hide_solution: bool,
+
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A batch's level counts, asked for and achieved, and the time per puzzle.
+#[derive(Debug, Serialize)]
+struct LevelSummary {
+    level: Level,
+    asked: usize,
+    achieved: usize,
+    made_now: usize,
+    median_ms: Option<f64>,
+}
+
+/// The JSON summary of a batch run.
+#[derive(Debug, Serialize)]
+struct BatchSummary<'a> {
+    game: &'a str,
+    dir: String,
+    days: usize,
+    made: usize,
+    resumed: usize,
+    missing: Vec<usize>,
+    levels: Vec<LevelSummary>,
+}
+
+impl PuzzleCommand {
+    /// Generates one puzzle or a batch.
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        let mix: LevelMix = self
+            .levels
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("--levels: {e}"))?;
+        let loaded = self.game.load_with_table()?;
+        let (game, table) = (&loaded.game, &loaded.table);
+        match (self.count, &self.out) {
+            (Some(count), Some(dir)) => self.batch(out, game, table, count, &mix, dir),
+            _ => self.one(out, game, table),
+        }
+    }
+
+    fn one(&self, out: &mut dyn Write, game: &Game, table: &FeedbackTable) -> Result<()> {
+        let slot = Slot {
+            day: 1,
+            level: self.level,
+            kind: self.kind,
+        };
+        let generator = Generator::new(game, table);
+        let Some(puzzle) = generator.generate(&slot, self.seed, &Seen::default()) else {
+            bail!(
+                "no {} {} puzzle found for seed {} in {}; try another seed",
+                self.level,
+                self.kind,
+                self.seed,
+                game.name()
+            );
+        };
+        if let Some(dir) = &self.png {
+            write_page(game, &puzzle, dir)?;
+        }
+        if self.json {
+            return write_json(out, &puzzle);
+        }
+        write!(out, "{}", puzzle_text(&puzzle))?;
+        if puzzle.level != self.level {
+            writeln!(
+                out,
+                "(no {} puzzle found; this one grades {})",
+                self.level, puzzle.level
+            )?;
+        }
+        if !self.hide_solution {
+            writeln!(out, "----------------------------------------")?;
+            write!(out, "{}", solution_text(&puzzle))?;
+        }
+        Ok(())
+    }
+
+    fn batch(
+        &self,
+        out: &mut dyn Write,
+        game: &Game,
+        table: &FeedbackTable,
+        count: usize,
+        mix: &LevelMix,
+        dir: &Path,
+    ) -> Result<()> {
+        if count == 0 {
+            bail!("--count must be at least 1");
+        }
+        let kinds: Vec<Kind> = if self.kinds.is_empty() {
+            KINDS.to_vec()
+        } else {
+            self.kinds.clone()
+        };
+        let header = Header {
+            game: game.name().to_string(),
+            fingerprint: game.fingerprint().to_string(),
+            seed: self.seed,
+            count,
+            levels: self.levels.clone(),
+            kinds: kinds.clone(),
+        };
+        let (mut batch, done) = BatchDir::open(dir, &header)?;
+        let resumed = done.len();
+        let mut seen = Seen::default();
+        let mut puzzles: BTreeMap<usize, Puzzle> = BTreeMap::new();
+        for puzzle in done {
+            seen.add(&puzzle);
+            puzzles.insert(puzzle.day, puzzle);
+        }
+        let slots = plan(count, mix, &kinds, self.seed);
+        let generator = Generator::new(game, table);
+        let mut times: BTreeMap<Level, Vec<f64>> = BTreeMap::new();
+        let mut missing = Vec::new();
+        for slot in &slots {
+            if puzzles.contains_key(&slot.day) {
+                continue;
+            }
+            let start = Instant::now();
+            let made = generator.generate(slot, self.seed, &seen);
+            let ms = start.elapsed().as_secs_f64() * 1000.0;
+            times.entry(slot.level).or_default().push(ms);
+            let Some(puzzle) = made else {
+                eprintln!(
+                    "day {}/{count}: no {} {} puzzle found",
+                    slot.day, slot.level, slot.kind
+                );
+                missing.push(slot.day);
+                continue;
+            };
+            eprintln!(
+                "day {}/{count}: {} {} ({ms:.0} ms)",
+                slot.day, puzzle.level, puzzle.kind
+            );
+            batch.append(&puzzle)?;
+            seen.add(&puzzle);
+            puzzles.insert(puzzle.day, puzzle);
+        }
+        let all: Vec<Puzzle> = puzzles.into_values().collect();
+        batch.finish(&all)?;
+        if let Some(png) = &self.png {
+            for puzzle in &all {
+                write_page(game, puzzle, png)?;
+            }
+        }
+        let levels = LEVELS
+            .into_iter()
+            .map(|level| {
+                let mut ms = times.remove(&level).unwrap_or_default();
+                ms.sort_by(f64::total_cmp);
+                LevelSummary {
+                    level,
+                    asked: slots.iter().filter(|s| s.level == level).count(),
+                    achieved: all.iter().filter(|p| p.level == level).count(),
+                    made_now: ms.len(),
+                    median_ms: ms.get(ms.len() / 2).copied(),
+                }
+            })
+            .collect();
+        let summary = BatchSummary {
+            game: game.name(),
+            dir: batch.dir().display().to_string(),
+            days: count,
+            made: all.len(),
+            resumed,
+            missing,
+            levels,
+        };
+        if self.json {
+            return write_json(out, &summary);
+        }
+        write_summary(out, &summary)
+    }
+}
+
+fn write_summary(out: &mut dyn Write, s: &BatchSummary) -> Result<()> {
+    writeln!(
+        out,
+        "{} of {} days in {} ({} resumed); sheet.txt, solutions.txt, puzzles.json",
+        s.made, s.days, s.dir, s.resumed
+    )?;
+    writeln!(out, "LEVEL   ASKED  ACHIEVED  MADE NOW  MEDIAN MS")?;
+    for l in &s.levels {
+        let median = l.median_ms.map_or("-".to_string(), |m| format!("{m:.0}"));
+        writeln!(
+            out,
+            "{:<6} {:>6} {:>9} {:>9} {:>10}",
+            l.level.name(),
+            l.asked,
+            l.achieved,
+            l.made_now,
+            median
+        )?;
+    }
+    if !s.missing.is_empty() {
+        let days: Vec<String> = s.missing.iter().map(usize::to_string).collect();
+        writeln!(out, "no puzzle found for days {}", days.join(", "))?;
+    }
+    Ok(())
+}
+
+/// Draws a puzzle's e-paper page into `dir` at panel size and four times larger.
+fn write_page(game: &Game, puzzle: &Puzzle, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let frame = render_puzzle(&device_view(game, puzzle)?)
+        .with_context(|| format!("drawing day {}", puzzle.day))?;
+    for (scale, suffix) in [(1, ""), (4, "-x4")] {
+        let path = dir.join(format!("day-{:03}{suffix}.png", puzzle.day));
+        write_png(&frame, &path, scale, PanelColour::Red)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,131 @@
+//! `hakase puzzle` run as a user would: one puzzle, a batch, an interrupted batch resumed,
+//! and bad options.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn hakase(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hakase"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("hakase-puzzle-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = hakase(args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+#[test]
+fn one_puzzle_prints_the_solution_below_a_line_and_json_agrees() {
+    let base = [
+        "puzzle",
+        "-g",
+        "pokemon-qiita2023",
+        "--kind",
+        "deduction",
+        "--level",
+        "hard",
+    ];
+    let text = ok(&[&base[..], &["--seed", "4"]].concat());
+    let (puzzle, solution) = text
+        .split_once("-----")
+        .expect("a line before the solution");
+    assert!(puzzle.starts_with("Day 1 · deduction · hard · pokemon-qiita2023\n"));
+    let json: Value =
+        serde_json::from_str(&ok(&[&base[..], &["--seed", "4", "--json"]].concat())).expect("JSON");
+    let answer = json["solution"].as_str().expect("solution");
+    assert!(solution.contains(&format!("Day 1: {answer}\n")));
+    assert!(!puzzle.contains(answer));
+    assert_eq!(json["level"], "hard");
+    assert_eq!(json["grade"]["deduction"]["reasoning"], "letter-counts");
+    let hidden = ok(&[&base[..], &["--seed", "4", "--hide-solution"]].concat());
+    assert_eq!(hidden, puzzle);
+}
+
+#[test]
+fn an_interrupted_batch_resumes_to_the_same_puzzles() {
+    let dir = scratch("resume");
+    let out = dir.to_str().expect("UTF-8 path");
+    let args = [
+        "puzzle",
+        "-g",
+        "pokemon-qiita2023",
+        "--count",
+        "6",
+        "--levels",
+        "easy:1,medium:1,hard:1",
+        "--seed",
+        "8",
+        "--out",
+        out,
+        "--json",
+    ];
+    let summary: Value = serde_json::from_str(&ok(&args)).expect("JSON");
+    assert_eq!(summary["made"], 6);
+    assert_eq!(summary["resumed"], 0);
+    let whole = std::fs::read_to_string(dir.join("puzzles.json")).expect("puzzles.json");
+    let sheet = std::fs::read_to_string(dir.join("sheet.txt")).expect("sheet");
+    assert_eq!(sheet.matches("Day ").count(), 6);
+
+    // Kill it mid-write: two days kept, the third torn.
+    let lines = std::fs::read_to_string(dir.join("puzzles.jsonl")).expect("lines");
+    let keep: Vec<&str> = lines.lines().take(3).collect();
+    let third = keep[2].as_bytes();
+    let torn = [
+        keep[0].as_bytes(),
+        b"\n",
+        keep[1].as_bytes(),
+        b"\n",
+        &third[..third.len() / 2],
+    ]
+    .concat();
+    std::fs::write(dir.join("puzzles.jsonl"), torn).expect("tear");
+    std::fs::remove_file(dir.join("puzzles.json")).expect("remove");
+
+    let summary: Value = serde_json::from_str(&ok(&args)).expect("JSON");
+    assert_eq!(summary["resumed"], 2);
+    assert_eq!(summary["made"], 6);
+    let again = std::fs::read_to_string(dir.join("puzzles.json")).expect("puzzles.json");
+    assert_eq!(again, whole);
+
+    // The same directory with another seed is refused, not mixed.
+    let mut other = args.to_vec();
+    other[8] = "9";
+    let refused = hakase(&other);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("holds another batch"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_options_are_errors_not_panics() {
+    for (args, message) in [
+        (
+            vec!["--levels", "easy:lots", "--count", "3", "--out", "x"],
+            "the weight is not a number",
+        ),
+        (vec!["--level", "extreme"], "unknown level"),
+        (vec!["--kind", "riddle"], "unknown puzzle kind"),
+        (vec!["--count", "3"], "--out"),
+    ] {
+        let out = hakase(&[&["puzzle", "-g", "pokemon-qiita2023"][..], &args[..]].concat());
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(!err.contains("panicked"));
+    }
+}
