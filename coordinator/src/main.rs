@@ -63,6 +63,7 @@ enum Command {
     Runs(commands::runs::Runs),
     Plot(commands::plot::Plot),
     Display(commands::display::Display),
+    Design(commands::design::Design),
 }
 
 impl Command {
@@ -87,6 +88,7 @@ impl Command {
             Command::Runs(c) => c.run(out),
             Command::Plot(c) => c.run(out),
             Command::Display(c) => c.run(out),
+            Command::Design(c) => c.run(out),
         }
     }
 }
