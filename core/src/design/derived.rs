@@ -22,10 +22,10 @@ pub fn with_first_guess(game: &Game, text: &str) -> Result<(Game, GuessId)> {
     let answers: Vec<&str> = (0..game.answers().len() as u32)
         .map(|a| game.answer_text(a))
         .collect();
-    let name = format!("{}+{text}", game.name());
+    // Same name (the game is the same to its players), different fingerprint.
     let derived = Game::new(
-        &name,
-        WordListInput::from_words(&format!("{name} guesses"), &guesses),
+        game.name(),
+        WordListInput::from_words(&format!("{} guesses + {text}", game.name()), &guesses),
         WordListInput::from_words(&format!("{} answers", game.name()), &answers),
         game.tries(),
         game.style(),

@@ -232,7 +232,7 @@ pub fn max_entropy(
     children
         .into_par_iter()
         .for_each(|(bound, letters, classes)| {
-            if bound >= search.threshold() - EPS {
+            if let Some(classes) = classes.filter(|_| bound >= search.threshold() - EPS) {
                 search.descend(&classes, letters, 1);
             }
         });
@@ -267,10 +267,10 @@ impl Search<'_> {
         classes: &Classes,
         letters: &Letters,
         placed: usize,
-    ) -> Vec<(f64, Letters, Classes)> {
+    ) -> Vec<(f64, Letters, Option<Classes>)> {
         let prev = placed.checked_sub(1).map(|p| letters[p]);
         let threshold = self.threshold();
-        let mut out: Vec<(f64, Letters, Classes)> = self
+        let mut out: Vec<(f64, Letters, Option<Classes>)> = self
             .space
             .choices(placed)
             .iter()
@@ -278,19 +278,19 @@ impl Search<'_> {
             .map(|&x| {
                 let mut next = *letters;
                 next[placed] = x;
+                if placed + 1 == BOARD {
+                    // A full string: its entropy, and no classes to carry.
+                    return (entropy_of(self.answers, next), next, None);
+                }
                 let classes = classes.place(self.answers, placed, x);
-                let bound = if placed + 1 == BOARD {
-                    entropy_of(self.answers, next)
-                } else {
-                    bound_until(
-                        self.answers,
-                        self.space,
-                        &classes,
-                        placed + 1,
-                        threshold - EPS,
-                    )
-                };
-                (bound, next, classes)
+                let bound = bound_until(
+                    self.answers,
+                    self.space,
+                    &classes,
+                    placed + 1,
+                    threshold - EPS,
+                );
+                (bound, next, Some(classes))
             })
             .collect();
         self.nodes.fetch_add(out.len() as u64, Ordering::Relaxed);
@@ -307,13 +307,12 @@ impl Search<'_> {
             if bound < self.threshold() - EPS {
                 break;
             }
-            if placed + 1 == BOARD {
-                lock(self.best).offer(Scored {
+            match child {
+                Some(child) => self.descend(&child, next, placed + 1),
+                None => lock(self.best).offer(Scored {
                     letters: next,
                     bits: bound,
-                });
-            } else {
-                self.descend(&child, next, placed + 1);
+                }),
             }
         }
     }
