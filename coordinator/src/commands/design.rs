@@ -66,7 +66,7 @@ pub struct Design {
     pub seed: u64,
 
     /// Spaces of at most this many strings are searched exhaustively by exact total.
-    #[arg(long, default_value_t = 20_000.0, value_name = "N")]
+    #[arg(long, default_value_t = 200_000.0, value_name = "N")]
     pub exhaustive_limit: f64,
 
     /// Stop the entropy search after bounding this many partial strings (then not proven).
@@ -282,9 +282,13 @@ fn best_real(scorer: &Scorer<'_>, game: &Game) -> Option<RealJson> {
 fn print(out: &mut dyn Write, doc: &DesignJson) -> Result<()> {
     writeln!(
         out,
-        "{}: strings of 5 letters over {} letters ({:.3e} strings, {:.3e} told apart), \
-         first guess only; {} answers",
-        doc.game, doc.letters, doc.strings, doc.strings_told_apart, doc.answers
+        "{}: {} strings of 5 letters as the first guess ({} told apart; the game's words \
+         use {} letters), {} answers",
+        doc.game,
+        count(doc.strings),
+        count(doc.strings_told_apart),
+        doc.letters,
+        doc.answers
     )?;
     if let Some(e) = &doc.entropy {
         let claim = if e.proven {
@@ -329,6 +333,15 @@ fn print(out: &mut dyn Write, doc: &DesignJson) -> Result<()> {
         rows(out, &doc.shown)?;
     }
     Ok(())
+}
+
+/// A count of strings: exact when small, else in scientific notation.
+fn count(n: f64) -> String {
+    if n < 1e7 {
+        format!("{n:.0}")
+    } else {
+        format!("{n:.3e}")
+    }
 }
 
 fn rows(out: &mut dyn Write, rows: &[Row]) -> Result<()> {
