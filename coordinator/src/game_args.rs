@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use clap::Args;
+use hakase_core::design::derived::with_first_guess;
 use hakase_core::presets::{load_preset, DEFAULT_GAME};
 use hakase_core::word::read_word_list;
 use hakase_core::{FeedbackTable, Game, WordListInput};
@@ -72,6 +73,14 @@ impl GameArgs {
         Ok(Loaded { game, table })
     }
 
+    /// Builds the game and its table; with `allow_any`, a first guess that is not an
+    /// allowed guess is added to the guesses (see [`allow_first`]).
+    pub fn load_for_first(&self, first: Option<&str>, allow_any: bool) -> Result<Loaded> {
+        let game = allow_first(self.load()?, first, allow_any)?;
+        let table = FeedbackTable::build(&game);
+        Ok(Loaded { game, table })
+    }
+
     /// A name for a customised game that says what was replaced.
     fn describe(&self) -> String {
         let mut parts = Vec::new();
@@ -85,6 +94,18 @@ impl GameArgs {
             parts.push(format!("{tries} tries"));
         }
         format!("{} ({})", self.game, parts.join(", "))
+    }
+}
+
+/// With `allow_any` (`--allow-any-first`), `game` with `first` added to its guesses when
+/// it is not one already: a derived game with its own fingerprint, so a designed string
+/// (`hakase design`) can be solved, charted and displayed. Otherwise `game` unchanged.
+pub fn allow_first(game: Game, first: Option<&str>, allow_any: bool) -> Result<Game> {
+    match first {
+        Some(word) if allow_any => Ok(with_first_guess(&game, word)
+            .with_context(|| format!("--first {word} with --allow-any-first"))?
+            .0),
+        _ => Ok(game),
     }
 }
 

@@ -64,6 +64,7 @@ enum Command {
     Plot(commands::plot::Plot),
     Display(commands::display::Display),
     Puzzle(commands::puzzle::PuzzleCommand),
+    Design(commands::design::Design),
 }
 
 impl Command {
@@ -89,6 +90,7 @@ impl Command {
             Command::Plot(c) => c.run(out),
             Command::Display(c) => c.run(out),
             Command::Puzzle(c) => c.run(out),
+            Command::Design(c) => c.run(out),
         }
     }
 }

@@ -7,6 +7,7 @@
 
 pub mod alphabet;
 pub mod chart;
+pub mod design;
 pub mod entropy;
 pub mod error;
 pub mod game;

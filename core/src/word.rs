@@ -27,6 +27,14 @@ impl Word {
         Ok(Word { letters, len })
     }
 
+    /// A full-board word from letter ids: design searches build strings no list contains.
+    pub(crate) fn from_letters(letters: [u8; BOARD]) -> Word {
+        Word {
+            letters,
+            len: BOARD as u8,
+        }
+    }
+
     /// The letter ids actually used (`len()` of them).
     pub fn letters(&self) -> &[u8] {
         &self.letters[..usize::from(self.len)]

@@ -24,6 +24,11 @@ pub struct Chart {
     #[arg(long, value_name = "W")]
     pub first: Option<String>,
 
+    /// Let --first be any string of at most 5 letters, not only an allowed guess (e.g. a
+    /// string from `hakase design`); later guesses are still the game's words.
+    #[arg(long, requires = "first", conflicts_with = "run")]
+    pub allow_any_first: bool,
+
     /// The strategy choosing the second guesses: entropy, min-expected-size or frequency.
     #[arg(long, short = 's', value_name = "S", default_value = "entropy",
           value_parser = PossibleValuesParser::new(STRATEGY_NAMES))]
@@ -88,7 +93,9 @@ impl Chart {
                 self.json,
             );
         }
-        let loaded = self.game.load_with_table()?;
+        let loaded = self
+            .game
+            .load_for_first(self.first.as_deref(), self.allow_any_first)?;
         let (game, table) = (&loaded.game, &loaded.table);
         let strategy = strategy(&self.strategy)?;
         let first = match &self.first {

@@ -13,7 +13,7 @@ use hakase_device::{
     ChartView, Frame, PanelColour, PanelConfig,
 };
 
-use crate::game_args::GameArgs;
+use crate::game_args::{allow_first, GameArgs};
 
 /// Show the optimal chart on a Waveshare 2.13" (B/C) e-paper panel, or write its pages as
 /// PNG previews or a C header for firmware.
@@ -37,6 +37,11 @@ pub struct Display {
     /// The first guess (default: the optimal one).
     #[arg(long, value_name = "W")]
     pub first: Option<String>,
+
+    /// Let --first be any string of at most 5 letters, not only an allowed guess (e.g. a
+    /// string from `hakase design`); later guesses are still the game's words.
+    #[arg(long, requires = "first", conflicts_with = "run")]
+    pub allow_any_first: bool,
 
     /// Write each page as PNG into DIR (page-NN.png at panel size and page-NN-x4.png).
     #[arg(long, value_name = "DIR")]
@@ -190,7 +195,7 @@ impl Display {
             guesses: None,
             tries: None,
         };
-        let game: Game = args.load()?;
+        let game: Game = allow_first(args.load()?, self.first.as_deref(), self.allow_any_first)?;
         let table = FeedbackTable::build(&game);
         let solver = Solver::new(
             &game,

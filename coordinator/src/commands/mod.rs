@@ -3,6 +3,7 @@
 pub mod candidates;
 pub mod chart;
 pub mod coordinator;
+pub mod design;
 pub mod display;
 pub mod evaluate;
 pub mod export;

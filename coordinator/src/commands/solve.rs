@@ -34,6 +34,11 @@ pub struct Solve {
     #[arg(long, value_name = "W")]
     pub first: Option<String>,
 
+    /// Let --first be any string of at most 5 letters, not only an allowed guess (e.g. a
+    /// string from `hakase design`); later guesses are still the game's words.
+    #[arg(long, requires = "first")]
+    pub allow_any_first: bool,
+
     /// What optimal means: total guesses over all answers (= mean × n), or the fewest
     /// guesses in the worst case (ties broken by the total).
     #[arg(long, value_enum, default_value = "total")]
@@ -143,7 +148,9 @@ impl Solve {
 
     /// Solves in this process and prints the result.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let loaded = self.game.load_with_table()?;
+        let loaded = self
+            .game
+            .load_for_first(self.first.as_deref(), self.allow_any_first)?;
         let (game, table) = (&loaded.game, &loaded.table);
         let config = self.config();
         if config.top_k == Some(0) {
