@@ -19,7 +19,13 @@ pub trait Strategy: Sync {
 }
 
 /// Names accepted by [`by_name`].
-pub const STRATEGY_NAMES: [&str; 3] = ["entropy", "min-expected-size", "frequency"];
+pub const STRATEGY_NAMES: [&str; 5] = [
+    "entropy",
+    "min-expected-size",
+    "frequency",
+    "most-parts",
+    "minimax",
+];
 
 /// Looks a strategy up by its command-line name.
 pub fn by_name(name: &str) -> Option<Box<dyn Strategy>> {
@@ -27,6 +33,8 @@ pub fn by_name(name: &str) -> Option<Box<dyn Strategy>> {
         "entropy" => Some(Box::new(EntropyStrategy)),
         "min-expected-size" => Some(Box::new(MinExpectedSize)),
         "frequency" => Some(Box::new(Frequency)),
+        "most-parts" => Some(Box::new(MostParts)),
+        "minimax" => Some(Box::new(Minimax)),
         _ => None,
     }
 }
@@ -109,6 +117,60 @@ impl Strategy for Frequency {
             .unwrap_or(candidates[0]);
         game.answer_as_guess(best)
     }
+}
+
+/// Most distinct patterns over the candidates (the win counts as one), so the most groups are
+/// told apart. Ties go to a guess that could win now, then to the earlier word.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MostParts;
+
+impl Strategy for MostParts {
+    fn name(&self) -> &'static str {
+        "most-parts"
+    }
+
+    fn choose(&self, game: &Game, table: &FeedbackTable, candidates: &[AnswerId]) -> GuessId {
+        if let [only] = candidates {
+            return game.answer_as_guess(*only);
+        }
+        best_by_key(table.guesses(), |g| {
+            let counts = pattern_counts(table, g, candidates);
+            let parts = counts.iter().filter(|&&c| c > 0).count() as i64;
+            2 * parts + i64::from(counts[PATTERNS - 1] > 0)
+        })
+    }
+}
+
+/// Smallest worst case: the guess whose largest group left (a win leaves none) is smallest.
+/// Ties go to a guess that could win now, then to the earlier word.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Minimax;
+
+impl Strategy for Minimax {
+    fn name(&self) -> &'static str {
+        "minimax"
+    }
+
+    fn choose(&self, game: &Game, table: &FeedbackTable, candidates: &[AnswerId]) -> GuessId {
+        if let [only] = candidates {
+            return game.answer_as_guess(*only);
+        }
+        best_by_key(table.guesses(), |g| {
+            let counts = pattern_counts(table, g, candidates);
+            let largest = counts[..PATTERNS - 1].iter().copied().max().unwrap_or(0);
+            -2 * i64::from(largest) + i64::from(counts[PATTERNS - 1] > 0)
+        })
+    }
+}
+
+/// How many candidates show each pattern for `guess`.
+fn pattern_counts(table: &FeedbackTable, guess: GuessId, candidates: &[AnswerId]) -> [u32; PATTERNS] {
+    let row = table.row(guess);
+    let mut counts = [0u32; PATTERNS];
+    for &a in candidates {
+        counts[row[a as usize] as usize] += 1;
+    }
+    counts
 }
 
 /// The guess with the largest key; the earliest guess wins ties.

@@ -2,6 +2,7 @@
 
 pub mod candidates;
 pub mod chart;
+pub mod compare;
 pub mod coordinator;
 pub mod display;
 pub mod evaluate;
