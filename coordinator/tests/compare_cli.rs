@@ -68,7 +68,10 @@ fn compare_from_rentorar_lists_every_strategy_against_the_optimum() {
     assert_eq!(rows[0]["optimal_percent"], 100.0);
     let worst = json["worst"][0]["answers"][0].clone();
     assert_eq!(worst["answer"], "バシャーモ");
-    assert_eq!((worst["guesses"].as_u64(), worst["optimum"].as_u64()), (Some(5), Some(3)));
+    assert_eq!(
+        (worst["guesses"].as_u64(), worst["optimum"].as_u64()),
+        (Some(5), Some(3))
+    );
     assert_eq!(worst["played"][0], "レントラー=灰灰灰灰黄");
 }
 
@@ -109,7 +112,13 @@ fn compare_writes_the_plots_and_a_self_contained_report() {
 fn compare_reports_bad_input() {
     let unknown = fails(&["compare", "--strategies", "entropy,psychic"]);
     assert!(unknown.contains("psychic"), "{unknown}");
-    let word = fails(&["compare", "--game", "pokemon-qiita2023", "--first", "ピカチュウX"]);
+    let word = fails(&[
+        "compare",
+        "--game",
+        "pokemon-qiita2023",
+        "--first",
+        "ピカチュウX",
+    ]);
     assert!(word.contains("--first"), "{word}");
     let file = fails(&["compare", "--universe", "answers,/nonexistent/list.txt"]);
     assert!(file.contains("/nonexistent/list.txt"), "{file}");

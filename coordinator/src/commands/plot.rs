@@ -126,7 +126,8 @@ pub fn svg_plot(title: &str, bars: &[Bar]) -> Result<String> {
     {
         let root = SVGBackend::with_string(&mut svg, plot_size(bars)).into_drawing_area();
         draw(&root, title, bars)?;
-        root.present().map_err(|e| anyhow!("drawing the plot: {e}"))?;
+        root.present()
+            .map_err(|e| anyhow!("drawing the plot: {e}"))?;
     }
     Ok(svg)
 }
@@ -170,7 +171,12 @@ where
         bail!("nothing to plot");
     }
     root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let answers = bars.iter().map(|b| b.guesses.len()).max().unwrap_or(0).max(1) as u32;
+    let answers = bars
+        .iter()
+        .map(|b| b.guesses.len())
+        .max()
+        .unwrap_or(0)
+        .max(1) as u32;
     let most = bars
         .iter()
         .flat_map(|b| b.guesses.iter().flatten().copied())
@@ -182,7 +188,12 @@ where
         .draw_text(title, &(FAMILY, 22).into_font().color(&BLACK), (20, 12))
         .map_err(|e| fail(&e))?;
     let mut keys: Vec<(String, RGBColor)> = (1..=most)
-        .map(|k| (format!("{k} guess{}", if k == 1 { "" } else { "es" }), shade(k)))
+        .map(|k| {
+            (
+                format!("{k} guess{}", if k == 1 { "" } else { "es" }),
+                shade(k),
+            )
+        })
         .collect();
     if never {
         keys.push(("never found".into(), NEVER));

@@ -9,13 +9,14 @@ use super::universe::{narrow, Universe};
 use super::{Player, Situation};
 use crate::game::{AnswerId, Game, GuessId};
 use crate::history::{partition, Step};
+use crate::pattern::Pattern;
 use crate::table::FeedbackTable;
 use crate::tree::{Tree, MAX_DEPTH};
 
 /// The tree `player` plays against every answer of the game, drawing its pool from
-/// `universe`; `first` forces the opening guess. A guess that neither wins nor splits the
-/// answers left would repeat forever: that branch is cut, and its answers count as never
-/// found when the tree is evaluated.
+/// `universe`; `first` forces the opening guess. A guess that rules out no answer and no
+/// word the player believes possible would repeat forever: that branch is cut, and its
+/// answers count as never found when the tree is evaluated.
 pub fn play_tree(
     game: &Game,
     table: &FeedbackTable,
@@ -82,27 +83,34 @@ impl Play<'_> {
         }
         let parts: Vec<_> = partition(self.table, guess, &at.candidates)
             .into_iter()
-            .filter(|(pattern, part)| !pattern.is_win() && part.len() < at.candidates.len())
+            .filter(|(pattern, _)| !pattern.is_win())
             .collect();
-        tree.branches = parts
+        let believed: usize = at.levels.iter().map(Vec::len).sum();
+        let children: Vec<Option<(Pattern, Tree)>> = parts
             .into_par_iter()
             .map(|(pattern, candidates)| {
                 let step = Step { guess, pattern };
-                let mut steps = at.steps.clone();
-                steps.push(step);
-                let levels = at
+                let levels: Vec<Vec<GuessId>> = at
                     .levels
                     .iter()
                     .map(|level| narrow(self.game, self.table, level, step))
                     .collect();
+                // No answer ruled out and no believed word either: the player would repeat.
+                let narrowed = levels.iter().map(Vec::len).sum::<usize>() < believed;
+                if candidates.len() == at.candidates.len() && !narrowed {
+                    return None;
+                }
+                let mut steps = at.steps.clone();
+                steps.push(step);
                 let child = Node {
                     candidates,
                     steps,
                     levels,
                 };
-                (pattern, self.node(&child, None))
+                Some((pattern, self.node(&child, None)))
             })
             .collect();
+        tree.branches = children.into_iter().flatten().collect();
         tree
     }
 }

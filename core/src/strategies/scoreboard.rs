@@ -94,7 +94,8 @@ pub fn row(
     }
     let unsolved = guesses.len() - found.len();
     let failures = unsolved + found.iter().filter(|&&g| g > game.tries()).count();
-    let optimum_total: Option<u64> = optimum.map(|o| o.iter().flatten().map(|&g| u64::from(g)).sum());
+    let optimum_total: Option<u64> =
+        optimum.map(|o| o.iter().flatten().map(|&g| u64::from(g)).sum());
     let extra = optimum_total
         .filter(|_| unsolved == 0)
         .map(|o| total as i64 - o as i64);

@@ -83,7 +83,9 @@ fn worst(entry: &Entry) -> Markup {
 }
 
 fn side_by_side(w: &WorstGame) -> Markup {
-    let mine = w.guesses.map_or("never found".to_string(), |g| format!("{g} guesses"));
+    let mine = w
+        .guesses
+        .map_or("never found".to_string(), |g| format!("{g} guesses"));
     html! {
         div.pair {
             div.answer { b { (w.answer) } " — " (mine) " vs " (w.optimum) }

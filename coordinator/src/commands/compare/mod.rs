@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
+use hakase_coordinator::query::run::DEFAULT_DATA_DIR;
 use hakase_core::history::Step;
 use hakase_core::strategies::catalog::{contender, Contender, Options, COMPARE_NAMES};
 use hakase_core::strategies::scoreboard::{
@@ -24,7 +25,6 @@ use hakase_core::strategies::scoreboard::{
 use hakase_core::strategies::universe::Universe;
 use hakase_core::word::read_word_list;
 use hakase_core::{FeedbackTable, Game, GuessId};
-use hakase_coordinator::query::run::DEFAULT_DATA_DIR;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -198,11 +198,22 @@ impl Compare {
             .filter_map(|name| contender(name, &options))
             .collect();
         let reference = Reference::find(game, table, first, self.run.as_deref(), &self.data)?;
-        let comparison = compare(game, table, &contenders, &universe, first, &reference, self.worst);
+        let comparison = compare(
+            game,
+            table,
+            &contenders,
+            &universe,
+            first,
+            &reference,
+            self.worst,
+        );
         let title = format!(
             "{}: guesses per answer{}",
             game.name(),
-            first.map_or(String::new(), |g| format!(", first guess {}", game.guess_text(g)))
+            first.map_or(String::new(), |g| format!(
+                ", first guess {}",
+                game.guess_text(g)
+            ))
         );
         let bars: Vec<Bar> = comparison
             .entries
@@ -253,7 +264,8 @@ fn universe_level(game: &Game, spec: &str) -> Result<Vec<GuessId>> {
             .collect()),
         "guesses" => Ok((0..game.guesses().len() as GuessId).collect()),
         path => {
-            let bytes = std::fs::read(path).with_context(|| format!("reading --universe {path}"))?;
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading --universe {path}"))?;
             read_word_list(&bytes, path)?
                 .into_iter()
                 .map(|(line, word)| {
@@ -295,7 +307,15 @@ pub fn compare(
         .map(|t| guesses_per_answer(t, table, answers));
     let mut entries = Vec::new();
     if let (Some(tree), Some(best)) = (&reference.tree, &optimum) {
-        let row = row(game, &reference.label, tree.guess, "—", reference.kind, best, Some(best));
+        let row = row(
+            game,
+            &reference.label,
+            tree.guess,
+            "—",
+            reference.kind,
+            best,
+            Some(best),
+        );
         entries.push(Entry {
             row,
             guesses: best.clone(),
@@ -450,7 +470,10 @@ impl Comparison {
             )?;
         }
         for name in &self.skipped {
-            writeln!(out, "{name}: no strategy wins every answer within the tries")?;
+            writeln!(
+                out,
+                "{name}: no strategy wins every answer within the tries"
+            )?;
         }
         for e in self.entries.iter().filter(|e| !e.worst.is_empty()) {
             let list: Vec<String> = e

@@ -52,7 +52,10 @@ impl Reference {
         let firsts = first.map_or(FirstGuesses::Best, FirstGuesses::Only);
         let solution = solver.solve_game(firsts, &|_| {});
         let Some(tree) = solution.tree else {
-            bail!("no strategy wins every answer within {} tries", game.tries());
+            bail!(
+                "no strategy wins every answer within {} tries",
+                game.tries()
+            );
         };
         Ok(Reference {
             tree: Some(tree),
