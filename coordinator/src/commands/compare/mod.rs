@@ -270,7 +270,7 @@ fn universe_level(game: &Game, spec: &str) -> Result<Vec<GuessId>> {
                 .into_iter()
                 .map(|(line, word)| {
                     game.find_guess(&word)
-                        .with_context(|| format!("{path}: line {line}: not an allowed guess"))
+                        .with_context(|| format!("{path}: line {line}"))
                 })
                 .collect()
         }
