@@ -1,7 +1,8 @@
 //! hakase-core: the pure, synchronous heart of hakase.
 //!
 //! Game rules and word lists ([`game`], [`presets`]), the feedback rule and table
-//! ([`pattern`], [`table`]), analyses and heuristic strategies ([`entropy`], [`strategy`]),
+//! ([`pattern`], [`table`]), analyses and heuristic strategies ([`entropy`], [`strategy`],
+//! [`strategies`]),
 //! strategy trees and their evaluation ([`tree`]) and charts ([`chart`]). No I/O beyond
 //! decoding embedded data, no printing, no async.
 
@@ -17,6 +18,7 @@ pub mod presets;
 pub mod puzzle;
 pub mod query;
 pub mod solver;
+pub mod strategies;
 pub mod strategy;
 pub mod table;
 pub mod tree;

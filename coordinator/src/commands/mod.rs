@@ -2,6 +2,7 @@
 
 pub mod candidates;
 pub mod chart;
+pub mod compare;
 pub mod coordinator;
 pub mod design;
 pub mod display;

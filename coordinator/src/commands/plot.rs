@@ -1,293 +1,265 @@
-//! `hakase plot`: how many guesses each answer needs, the run's optimal strategy next to a
-//! heuristic, as a bar chart PNG.
+//! `hakase plot`, and the plot `hakase compare` draws: how many guesses each answer needs,
+//! one stacked bar per strategy (PNG or SVG, through plotters).
 //!
-//! Drawn with embedded-graphics and u8g2's built-in bitmap fonts (the same stack as the
-//! e-paper panel), so no system fonts are needed anywhere.
+//! PNG text is drawn with a bundled subset of Noto Sans CJK JP (data/fonts, SIL OFL 1.1), so
+//! katakana names read the same on every machine; SVG text names `sans-serif` and is drawn by
+//! the viewer.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Once;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::builder::PossibleValuesParser;
-use clap::Args;
-use embedded_graphics::pixelcolor::Rgb888;
-use embedded_graphics::prelude::*;
-use embedded_graphics::primitives::{PrimitiveStyle, Rectangle};
+use clap::{ArgGroup, Args};
+use hakase_core::strategies::play::play_tree;
+use hakase_core::strategies::scoreboard::guesses_per_answer;
+use hakase_core::strategies::universe::Universe;
+use hakase_core::strategies::Greedy;
 use hakase_core::strategy::STRATEGY_NAMES;
-use hakase_core::tree::{build_tree, Evaluation};
-use u8g2_fonts::types::{FontColor, HorizontalAlignment, VerticalPosition};
-use u8g2_fonts::{fonts, FontRenderer};
+use plotters::coord::Shift;
+use plotters::prelude::*;
 
 use super::query::RunArgs;
 use super::strategy;
 
-/// Plot the distribution of guesses per answer: the run's optimum and a heuristic.
+/// Plot how many guesses each answer needs: the run's optimum and a heuristic.
 #[derive(Debug, Args)]
+#[command(group(ArgGroup::new("out").required(true).multiple(true).args(["png", "svg"])))]
 pub struct Plot {
     /// The run.
     #[command(flatten)]
     pub run: RunArgs,
 
-    /// Where to write the PNG.
+    /// Write the plot as a PNG image.
     #[arg(long, value_name = "FILE")]
-    pub png: PathBuf,
+    pub png: Option<PathBuf>,
 
-    /// The heuristic drawn next to the optimum (from its own best first guess).
+    /// Write the plot as an SVG image.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
+
+    /// The heuristic drawn below the optimum (from its own best first guess).
     #[arg(long, value_name = "S", default_value = "entropy",
           value_parser = PossibleValuesParser::new(STRATEGY_NAMES))]
     pub strategy: String,
 }
 
-/// One series of bars.
-pub struct Series {
-    /// Legend text.
+/// One bar: a strategy's guesses per answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bar {
+    /// Shown left of the bar.
     pub label: String,
-    /// `counts[k]` answers need `k + 1` guesses.
-    pub counts: Vec<u32>,
-    /// Bar colour.
-    pub colour: Rgb888,
+    /// The guesses each answer needed; `None` for an answer never found.
+    pub guesses: Vec<Option<u32>>,
 }
 
 impl Plot {
-    /// Evaluates both strategies and draws the PNG.
+    /// Plays the heuristic, reads the optimum from the run and draws both.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         let run = self.run.load()?;
         let oracle = run.oracle()?;
         let game = &run.game;
-        let answers = game.all_answers();
-        let optimal = oracle.tree().evaluate(game, &run.table, &answers);
-        let heuristic = strategy(&self.strategy)?;
-        let choose =
-            |candidates: &[u32], _depth: u32| heuristic.choose(game, &run.table, candidates);
-        let tree = build_tree(&run.table, &answers, 1, &choose);
-        let other = tree.evaluate(game, &run.table, &answers);
-        let label = |name: &str, first: u32, e: &Evaluation| {
-            let first = game.guess_text(first);
-            format!(
-                "{name} from {first}: total {} mean {:.4} worst {}{}",
-                e.total,
-                e.mean(),
-                e.worst,
-                if e.failures.is_empty() {
-                    String::new()
-                } else {
-                    format!(" failures {}", e.failures.len())
-                }
-            )
-        };
-        let series = [
-            Series {
-                label: label("optimal (run)", oracle.tree().guess, &optimal),
-                counts: optimal.distribution.clone(),
-                colour: Rgb888::new(0x2a, 0x6f, 0xdb),
+        let answers = game.answers().len();
+        let optimal = guesses_per_answer(oracle.tree(), &run.table, answers);
+        let player = Greedy(strategy(&self.strategy)?);
+        let tree = play_tree(game, &run.table, &player, &Universe::answers(game), None);
+        let bars = [
+            Bar {
+                label: format!("optimum ({})", game.guess_text(oracle.tree().guess)),
+                guesses: optimal,
             },
-            Series {
-                label: label(&self.strategy, tree.guess, &other),
-                counts: other.distribution.clone(),
-                colour: Rgb888::new(0xf0, 0x8c, 0x1a),
+            Bar {
+                label: format!("{} ({})", self.strategy, game.guess_text(tree.guess)),
+                guesses: guesses_per_answer(&tree, &run.table, answers),
             },
         ];
-        let title = format!(
-            "{}: guesses per answer ({} answers)",
-            ascii(game.name()),
-            answers.len()
-        );
-        write_bar_chart(&self.png, &title, &series)?;
-        writeln!(out, "wrote {}", self.png.display())?;
-        Ok(())
-    }
-}
-
-/// The title font carries ASCII only; anything else is shown as '?'.
-fn ascii(text: &str) -> String {
-    text.chars()
-        .map(|c| if c.is_ascii() { c } else { '?' })
-        .collect()
-}
-
-/// An RGB image embedded-graphics can draw on.
-struct Canvas {
-    width: u32,
-    height: u32,
-    pixels: Vec<u8>,
-}
-
-impl Canvas {
-    fn new(width: u32, height: u32) -> Canvas {
-        Canvas {
-            width,
-            height,
-            pixels: vec![0xff; (width * height * 3) as usize],
-        }
-    }
-}
-
-impl OriginDimensions for Canvas {
-    fn size(&self) -> Size {
-        Size::new(self.width, self.height)
-    }
-}
-
-impl DrawTarget for Canvas {
-    type Color = Rgb888;
-    type Error = std::convert::Infallible;
-
-    fn draw_iter<I>(&mut self, pixels: I) -> Result<(), Self::Error>
-    where
-        I: IntoIterator<Item = Pixel<Self::Color>>,
-    {
-        for Pixel(point, colour) in pixels {
-            if point.x < 0 || point.y < 0 {
-                continue;
-            }
-            let (x, y) = (point.x as u32, point.y as u32);
-            if x >= self.width || y >= self.height {
-                continue;
-            }
-            let i = ((y * self.width + x) * 3) as usize;
-            self.pixels[i..i + 3].copy_from_slice(&[colour.r(), colour.g(), colour.b()]);
+        let title = format!("{}: guesses per answer ({answers} answers)", game.name());
+        for path in [&self.png, &self.svg].into_iter().flatten() {
+            write_plot(path, &title, &bars)?;
+            writeln!(out, "wrote {}", path.display())?;
         }
         Ok(())
     }
 }
 
-const WIDTH: u32 = 800;
-const HEIGHT: u32 = 480;
-const LEFT: i32 = 60;
-const RIGHT: i32 = 20;
-const TOP: i32 = 90;
-const BOTTOM: i32 = 50;
+/// The bundled font PNG text is drawn with.
+const FONT: &[u8] = include_bytes!("../../../data/fonts/HakasePlotSansJP-Regular.otf");
+const FAMILY: &str = "sans-serif";
 
-/// Draws the bars of every series side by side per number of guesses, with axis labels,
-/// counts over the bars and a legend, and writes the PNG.
-pub fn write_bar_chart(path: &Path, title: &str, series: &[Series]) -> Result<()> {
-    let mut canvas = Canvas::new(WIDTH, HEIGHT);
-    let font = FontRenderer::new::<fonts::u8g2_font_6x13_tf>();
-    let big = FontRenderer::new::<fonts::u8g2_font_7x14_tf>();
-    // Legends name katakana first guesses: this font has ASCII and kana.
-    let kana = FontRenderer::new::<fonts::u8g2_font_b12_t_japanese3>();
-    let black = Rgb888::BLACK;
-    let grey = Rgb888::new(0xcc, 0xcc, 0xcc);
-    let text = |canvas: &mut Canvas, f: &FontRenderer, s: &str, at: Point, align| {
-        // Text that does not fit is clipped by the canvas; rendering cannot fail otherwise.
-        let _ = f.render_aligned(
-            s,
-            at,
-            VerticalPosition::Baseline,
-            align,
-            FontColor::Transparent(black),
-            canvas,
-        );
+/// Makes the bundled font the one plotters draws bitmap text with (once per process).
+fn register_font() -> Result<()> {
+    static ONCE: Once = Once::new();
+    let mut result = Ok(());
+    ONCE.call_once(|| {
+        result = plotters::style::register_font(FAMILY, FontStyle::Normal, FONT)
+            .map_err(|_| anyhow!("the bundled plot font cannot be read"));
+    });
+    result
+}
+
+/// Writes the plot as PNG or SVG, chosen by the file's extension.
+pub fn write_plot(path: &Path, title: &str, bars: &[Bar]) -> Result<()> {
+    let size = plot_size(bars);
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    let drawn = match extension.as_deref() {
+        Some("png") => {
+            register_font()?;
+            let root = BitMapBackend::new(path, size).into_drawing_area();
+            draw(&root, title, bars).and_then(|()| root.present().map_err(|e| anyhow!("{e}")))
+        }
+        Some("svg") => {
+            let root = SVGBackend::new(path, size).into_drawing_area();
+            draw(&root, title, bars).and_then(|()| root.present().map_err(|e| anyhow!("{e}")))
+        }
+        _ => bail!("{}: the plot file must end in .png or .svg", path.display()),
     };
-    text(
-        &mut canvas,
-        &big,
-        title,
-        Point::new(LEFT, 22),
-        HorizontalAlignment::Left,
-    );
-    for (i, s) in series.iter().enumerate() {
-        let y = 42 + i as i32 * 18;
-        let _ = Rectangle::new(Point::new(LEFT, y - 10), Size::new(12, 12))
-            .into_styled(PrimitiveStyle::with_fill(s.colour))
-            .draw(&mut canvas);
-        text(
-            &mut canvas,
-            &kana,
-            &s.label,
-            Point::new(LEFT + 18, y),
-            HorizontalAlignment::Left,
-        );
-    }
-    let groups = series
-        .iter()
-        .map(|s| s.counts.len())
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let max = series
-        .iter()
-        .flat_map(|s| s.counts.iter().copied())
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let plot_w = WIDTH as i32 - LEFT - RIGHT;
-    let plot_h = HEIGHT as i32 - TOP - BOTTOM;
-    let base = TOP + plot_h;
-    // Grid lines and y labels at five even steps.
-    for k in 0..=5 {
-        let value = (u64::from(max) * k / 5) as u32;
-        let y = base - (i64::from(value) * i64::from(plot_h) / i64::from(max)) as i32;
-        let _ = Rectangle::new(Point::new(LEFT, y), Size::new(plot_w as u32, 1))
-            .into_styled(PrimitiveStyle::with_fill(grey))
-            .draw(&mut canvas);
-        text(
-            &mut canvas,
-            &font,
-            &value.to_string(),
-            Point::new(LEFT - 6, y + 4),
-            HorizontalAlignment::Right,
-        );
-    }
-    let group_w = plot_w / groups as i32;
-    let bar_w = ((group_w - 16) / series.len().max(1) as i32).max(2);
-    for g in 0..groups {
-        let x0 = LEFT + g as i32 * group_w + 8;
-        for (i, s) in series.iter().enumerate() {
-            let count = s.counts.get(g).copied().unwrap_or(0);
-            let h = (i64::from(count) * i64::from(plot_h) / i64::from(max)) as i32;
-            let x = x0 + i as i32 * bar_w;
-            if h > 0 {
-                let _ = Rectangle::new(
-                    Point::new(x, base - h),
-                    Size::new((bar_w - 2) as u32, h as u32),
-                )
-                .into_styled(PrimitiveStyle::with_fill(s.colour))
-                .draw(&mut canvas);
-            }
-            text(
-                &mut canvas,
-                &font,
-                &count.to_string(),
-                Point::new(x + bar_w / 2, base - h - 4),
-                HorizontalAlignment::Center,
-            );
-        }
-        text(
-            &mut canvas,
-            &font,
-            &(g + 1).to_string(),
-            Point::new(x0 + group_w / 2 - 8, base + 18),
-            HorizontalAlignment::Center,
-        );
-    }
-    let _ = Rectangle::new(Point::new(LEFT, base), Size::new(plot_w as u32, 2))
-        .into_styled(PrimitiveStyle::with_fill(black))
-        .draw(&mut canvas);
-    text(
-        &mut canvas,
-        &font,
-        "guesses needed",
-        Point::new(LEFT + plot_w / 2, HEIGHT as i32 - 10),
-        HorizontalAlignment::Center,
-    );
-    encode(path, &canvas)
+    drawn.with_context(|| format!("writing {}", path.display()))
 }
 
-fn encode(path: &Path, canvas: &Canvas) -> Result<()> {
-    let file =
-        std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), canvas.width, canvas.height);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.set_depth(png::BitDepth::Eight);
-    let mut writer = encoder
-        .write_header()
-        .with_context(|| format!("writing {}", path.display()))?;
-    writer
-        .write_image_data(&canvas.pixels)
-        .with_context(|| format!("writing {}", path.display()))?;
-    writer
-        .finish()
-        .with_context(|| format!("writing {}", path.display()))?;
+/// The plot as an SVG document, for inlining in HTML reports.
+pub fn svg_plot(title: &str, bars: &[Bar]) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, plot_size(bars)).into_drawing_area();
+        draw(&root, title, bars)?;
+        root.present()
+            .map_err(|e| anyhow!("drawing the plot: {e}"))?;
+    }
+    Ok(svg)
+}
+
+const WIDTH: u32 = 1100;
+const BAR_HEIGHT: u32 = 34;
+const HEADER: u32 = 84;
+
+fn plot_size(bars: &[Bar]) -> (u32, u32) {
+    (WIDTH, HEADER + 70 + BAR_HEIGHT * bars.len().max(1) as u32)
+}
+
+/// Colours for 1, 2, … guesses: green (quick) through yellow to red (slow).
+const SHADES: [RGBColor; 9] = [
+    RGBColor(0x00, 0x68, 0x37),
+    RGBColor(0x1a, 0x98, 0x50),
+    RGBColor(0x66, 0xbd, 0x63),
+    RGBColor(0xa6, 0xd9, 0x6a),
+    RGBColor(0xfe, 0xe0, 0x8b),
+    RGBColor(0xfd, 0xae, 0x61),
+    RGBColor(0xf4, 0x6d, 0x43),
+    RGBColor(0xd7, 0x30, 0x27),
+    RGBColor(0xa5, 0x00, 0x26),
+];
+/// Answers never found.
+const NEVER: RGBColor = RGBColor(0x33, 0x33, 0x33);
+
+/// The colour of answers that took `guesses` guesses.
+pub fn shade(guesses: u32) -> RGBColor {
+    SHADES[(guesses.max(1) as usize - 1).min(SHADES.len() - 1)]
+}
+
+/// Draws the title, a legend of guess counts, and one stacked bar per strategy (the first on
+/// top) over an axis of answers.
+fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str, bars: &[Bar]) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let fail = |e: &dyn std::fmt::Display| anyhow!("drawing the plot: {e}");
+    if bars.is_empty() {
+        bail!("nothing to plot");
+    }
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let answers = bars
+        .iter()
+        .map(|b| b.guesses.len())
+        .max()
+        .unwrap_or(0)
+        .max(1) as u32;
+    let most = bars
+        .iter()
+        .flat_map(|b| b.guesses.iter().flatten().copied())
+        .max()
+        .unwrap_or(1);
+    let never = bars.iter().any(|b| b.guesses.iter().any(Option::is_none));
+    let (header, body) = root.split_vertically(HEADER);
+    header
+        .draw_text(title, &(FAMILY, 22).into_font().color(&BLACK), (20, 12))
+        .map_err(|e| fail(&e))?;
+    let mut keys: Vec<(String, RGBColor)> = (1..=most)
+        .map(|k| {
+            (
+                format!("{k} guess{}", if k == 1 { "" } else { "es" }),
+                shade(k),
+            )
+        })
+        .collect();
+    if never {
+        keys.push(("never found".into(), NEVER));
+    }
+    let legend_font = (FAMILY, 15).into_font().color(&BLACK);
+    let mut x = 20i32;
+    for (text, colour) in &keys {
+        header
+            .draw(&Rectangle::new([(x, 52), (x + 16, 68)], colour.filled()))
+            .map_err(|e| fail(&e))?;
+        header
+            .draw_text(text, &legend_font, (x + 22, 52))
+            .map_err(|e| fail(&e))?;
+        x += 40 + 7 * text.chars().count() as i32;
+    }
+
+    let rows = bars.len().max(1);
+    let mut chart = ChartBuilder::on(&body)
+        .margin_right(30)
+        .margin_bottom(10)
+        .x_label_area_size(46)
+        .y_label_area_size(270)
+        .build_cartesian_2d(0u32..answers, (0..rows - 1).into_segmented())
+        .map_err(|e| fail(&e))?;
+    let label_of = |v: &SegmentValue<usize>| match v {
+        SegmentValue::CenterOf(i) if *i < rows => bars[rows - 1 - i].label.clone(),
+        _ => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc("answers")
+        .x_labels(12)
+        .y_labels(rows)
+        .y_label_formatter(&label_of)
+        .label_style((FAMILY, 15).into_font())
+        .axis_desc_style((FAMILY, 15).into_font())
+        .draw()
+        .map_err(|e| fail(&e))?;
+    // Cumulative counts per bar (bottom row = last bar): bar i's segment for k guesses spans
+    // from the answers found in fewer guesses to those found in at most k.
+    let upto = |bar: &Bar, k: u32| -> u32 {
+        bar.guesses
+            .iter()
+            .filter(|g| g.is_some_and(|g| g <= k))
+            .count() as u32
+    };
+    let row_bar = |v: &SegmentValue<usize>| match v {
+        SegmentValue::Exact(i) | SegmentValue::CenterOf(i) if *i < rows => bars.get(rows - 1 - i),
+        _ => None,
+    };
+    for k in 1..=most + u32::from(never) {
+        let colour = if k > most { NEVER } else { shade(k) };
+        let end = |bar: &Bar| {
+            if k > most {
+                bar.guesses.len() as u32
+            } else {
+                upto(bar, k)
+            }
+        };
+        let series = Histogram::horizontal(&chart)
+            .style(colour.filled())
+            .margin(5)
+            .baseline_func(move |v| row_bar(v).map_or(0, |bar| upto(bar, k - 1)))
+            .data((0..rows).map(|i| (i, end(&bars[rows - 1 - i]))));
+        chart.draw_series(series).map_err(|e| fail(&e))?;
+    }
     Ok(())
 }
