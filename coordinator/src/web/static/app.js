@@ -174,14 +174,19 @@ function renderRunInfo() {
     `${run.best_first_guess || "?"} → ${run.total ?? "?"} (${mean}) · ${proof}`;
 }
 
-function tile(ch, cell, label) {
+function tile(ch, cell) {
   const b = document.createElement("button");
   b.type = "button";
+  b.textContent = ch;
+  paintTile(b, ch, cell);
+  return b;
+}
+
+// Colours a tile in place (the element stays, so focus and rapid taps stay on it).
+function paintTile(b, ch, cell) {
   b.className = `tile ${STATES[cell]}`;
   b.dataset.state = STATES[cell];
-  b.textContent = ch;
-  b.setAttribute("aria-label", `${ch}: ${label}`);
-  return b;
+  b.setAttribute("aria-label", `${ch}: ${cellLabel(cell)}`);
 }
 
 function cellLabel(cell) {
@@ -195,7 +200,7 @@ function renderBoard() {
     const li = document.createElement("li");
     li.className = "tiles played";
     letters(step.guess).forEach((ch, j) => {
-      const b = tile(ch, step.cells[j], cellLabel(step.cells[j]));
+      const b = tile(ch, step.cells[j]);
       b.addEventListener("click", () => fixPlayed(i, j));
       li.appendChild(b);
     });
@@ -211,13 +216,11 @@ function renderTiles() {
   const box = $("tiles");
   box.replaceChildren();
   chars.forEach((ch, i) => {
-    const b = tile(ch, state.cells[i], cellLabel(state.cells[i]));
+    const b = tile(ch, state.cells[i]);
     b.dataset.index = String(i);
     b.addEventListener("click", () => {
       state.cells[i] = (state.cells[i] + 1) % 3;
-      renderTiles();
-      const again = $("tiles").children[i];
-      if (again) again.focus();
+      paintTile(b, ch, state.cells[i]);
     });
     box.appendChild(b);
   });
