@@ -263,3 +263,86 @@ fn chart_export_runs_plot_and_display() {
     ]);
     assert!(std::fs::metadata(&header).expect("header").len() > 1000);
 }
+
+#[test]
+fn tree_files_and_custom_list_runs_answer_queries() {
+    let dir = data_dir().join("trees");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let json_tree = dir.join("qiita.json");
+    let text_tree = dir.join("qiita.txt");
+    std::fs::write(
+        &json_tree,
+        ok(&["export", "--run", "qiita", "--format", "json"]),
+    )
+    .expect("w");
+    std::fs::write(
+        &text_tree,
+        ok(&["export", "--run", "qiita", "--format", "text"]),
+    )
+    .expect("w");
+    let (json_path, text_path) = (json_tree.to_str().unwrap(), text_tree.to_str().unwrap());
+    let from_json = ok(&["query", "--tree", json_path, "-H", "ジーランス=灰灰灰灰灰"]);
+    assert_eq!(
+        from_json.lines().take(3).collect::<Vec<_>>(),
+        [
+            "71 answers left after ジーランス=灰灰灰灰灰",
+            "next guess: ソルロック (from the optimal tree)",
+            "expected 2.95775 more guesses (total 210), worst 4, 9 guesses left",
+        ]
+    );
+    let from_text = ok(&[
+        "query",
+        "--tree",
+        text_path,
+        "--game",
+        "pokemon-qiita2023",
+        "-H",
+        "ジーランス=灰灰灰灰灰",
+    ]);
+    assert_eq!(from_text, from_json);
+    let err = failure(&["query", "--tree", text_path]);
+    assert!(
+        err.contains(
+            "is in the text format, which does not name its game: give the game (--game G)"
+        ),
+        "{err}"
+    );
+    let err = failure(&["query", "--tree", json_path, "--run", "qiita"]);
+    assert!(err.contains("cannot be used with"), "{err}");
+
+    // A run of custom word lists reloads from the list its name records.
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let words: Vec<&str> = (0..12).map(|a| game.answer_text(a)).collect();
+    let answers = dir.join("answers.txt");
+    std::fs::write(&answers, words.join("\n")).expect("answers");
+    let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
+        .args(["solve", "--game", "pokemon-qiita2023", "--answers"])
+        .arg(&answers)
+        .arg("--db")
+        .arg(data_dir().join("custom"))
+        .output()
+        .expect("solve");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = ok(&["query", "--run", "custom"]);
+    assert!(
+        text.starts_with("12 answers left before any guess\n"),
+        "{text}"
+    );
+    let runs = ok(&["runs"]);
+    let line = runs
+        .lines()
+        .find(|l| l.starts_with("custom"))
+        .expect("listed");
+    assert!(line.contains("finished (proven)"), "{runs}");
+    // The list changed: the run is refused, saying why.
+    std::fs::write(&answers, words[..11].join("\n")).expect("answers");
+    let err = failure(&["query", "--run", "custom"]);
+    assert!(
+        err.contains("the word lists changed since the run was made"),
+        "{err}"
+    );
+}

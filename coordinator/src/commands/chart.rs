@@ -81,10 +81,7 @@ impl Chart {
     /// Splits the answers by the first guess's patterns and asks the strategy for each part.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         if let Some(run) = &self.run {
-            let run = super::query::RunArgs {
-                run: run.clone(),
-                data: self.data.clone(),
-            };
+            let run = super::query::RunArgs::named(run, &self.data);
             return super::query::write_run_chart(
                 out,
                 &run,

@@ -3,9 +3,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::query::run::{self, LoadedRun, DEFAULT_DATA_DIR};
+use hakase_coordinator::query::treerun::load_tree_file;
 use hakase_core::history::Step;
 use hakase_core::query::{NextGuess, Source};
 use serde::Serialize;
@@ -16,8 +17,16 @@ use super::{answer_words, write_json, write_words, HistoryArgs};
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
     /// The run: a run directory, or the name of one under --data (see `hakase runs`).
-    #[arg(long, value_name = "R")]
-    pub run: String,
+    #[arg(long, value_name = "R", required_unless_present = "tree")]
+    pub run: Option<String>,
+
+    /// Answer from a tree file instead (JSON or text, as `solve --tree-out` writes).
+    #[arg(long, value_name = "FILE", conflicts_with = "run")]
+    pub tree: Option<PathBuf>,
+
+    /// The game of a text tree file (a JSON tree names its own).
+    #[arg(long, value_name = "G", requires = "tree")]
+    pub game: Option<String>,
 
     /// The data directory run names are looked up in.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
@@ -25,9 +34,26 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// Loads the run into memory (the database is closed again at once).
+    /// The run called `run` under `data`.
+    pub fn named(run: &str, data: &std::path::Path) -> RunArgs {
+        RunArgs {
+            run: Some(run.to_string()),
+            tree: None,
+            game: None,
+            data: data.to_path_buf(),
+        }
+    }
+
+    /// Loads the run or tree file into memory (a run database is closed again at once).
     pub fn load(&self) -> Result<LoadedRun> {
-        run::load(&self.run, &self.data).with_context(|| format!("loading run {:?}", self.run))
+        match (&self.tree, &self.run) {
+            (Some(tree), _) => load_tree_file(tree, self.game.as_deref())
+                .with_context(|| format!("loading tree file {}", tree.display())),
+            (None, Some(spec)) => {
+                run::load(spec, &self.data).with_context(|| format!("loading run {spec:?}"))
+            }
+            (None, None) => bail!("name a run (--run R) or a tree file (--tree FILE)"),
+        }
     }
 }
 

@@ -1,74 +1,182 @@
-//! `hakase serve`: the read-only query service over gRPC.
+//! `hakase serve`: the read-only query service over gRPC, and the web assistant with its
+//! JSON API over HTTP.
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::query::{serve, RunCatalog};
+use hakase_coordinator::query::{
+    serve_live, LiveCatalog, QueryService, ScanReport, ServiceLimits, Sources, TreeSource,
+    DEFAULT_DATA_DIR,
+};
+use hakase_coordinator::web;
+use tokio::sync::watch;
 
-/// Answer queries about runs over gRPC (service hakase.v1.Query, plus health).
+/// Answer "what next?" over gRPC (hakase.v1.Query, health, reflection) and over HTTP: the web
+/// assistant at / and a JSON API under /api/v1/.
 ///
-/// Serves one run (--db DIR) or every run under a data directory (--data DIR). Queries only
-/// read: no token is needed. Runs are loaded at start; restart to pick up new runs.
+/// Serves every run under --data DIR (default hakase-data), runs given with --db, and tree
+/// files given with --tree (as written by `solve --tree-out`). Runs that appear or finish
+/// later are picked up every --rescan-secs seconds (and on POST /api/v1/rescan). Queries only
+/// read: no token is needed. Listens on loopback unless told otherwise.
 #[derive(Debug, Args)]
 pub struct Serve {
-    /// Serve this one run directory.
-    #[arg(long, value_name = "DIR", conflicts_with = "data")]
-    pub db: Option<PathBuf>,
-
-    /// Serve every run under this data directory.
+    /// Serve this run directory (repeatable).
     #[arg(long, value_name = "DIR")]
-    pub data: Option<PathBuf>,
+    pub db: Vec<PathBuf>,
 
-    /// Address to listen on (port 0 picks a free port; the address is printed).
+    /// Serve every run under this data directory (repeatable; default hakase-data when no
+    /// --db or --tree is given).
+    #[arg(long, value_name = "DIR")]
+    pub data: Vec<PathBuf>,
+
+    /// Serve this tree file, JSON or text (repeatable); its name is the file's stem.
+    #[arg(long, value_name = "FILE")]
+    pub tree: Vec<PathBuf>,
+
+    /// The game of text tree files (JSON files name their own).
+    #[arg(long, value_name = "G")]
+    pub game: Option<String>,
+
+    /// gRPC address (port 0 picks a free port; the address is printed).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:50061")]
     pub listen: String,
+
+    /// HTTP address of the web page and the JSON API ("off" to serve gRPC only).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8061")]
+    pub http: String,
+
+    /// Seconds between looks for new or finished runs (0: only on POST /api/v1/rescan).
+    #[arg(long, value_name = "S", default_value_t = 5)]
+    pub rescan_secs: u64,
 }
 
 impl Serve {
+    /// Where the runs come from.
+    fn sources(&self) -> Sources {
+        let mut data = self.data.clone();
+        if data.is_empty() && self.db.is_empty() && self.tree.is_empty() {
+            data.push(PathBuf::from(DEFAULT_DATA_DIR));
+        }
+        Sources {
+            data_dirs: data,
+            runs: self.db.clone(),
+            trees: self
+                .tree
+                .iter()
+                .map(|path| TreeSource {
+                    path: path.clone(),
+                    game: self.game.clone(),
+                })
+                .collect(),
+        }
+    }
+
     /// Loads the runs and serves until Ctrl-C or SIGTERM.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let catalog = match (&self.db, &self.data) {
-            (Some(db), _) => {
-                RunCatalog::single(db).with_context(|| format!("loading run {}", db.display()))?
-            }
-            (None, data) => {
-                let data = data
-                    .clone()
-                    .unwrap_or_else(|| PathBuf::from(hakase_coordinator::query::DEFAULT_DATA_DIR));
-                let (catalog, skipped) = RunCatalog::load_data_dir(&data);
-                for (path, err) in skipped {
-                    eprintln!("skipping {}: {err}", path.display());
-                }
-                catalog
-            }
-        };
-        if catalog.is_empty() {
+        let sources = self.sources();
+        let (catalog, report) = LiveCatalog::scan(sources.clone());
+        print_skipped(&report, &[]);
+        if report.runs.is_empty() && sources.data_dirs.is_empty() {
             bail!("no runs to serve");
         }
+        let catalog = Arc::new(catalog);
+        let service = QueryService::new(catalog.clone(), ServiceLimits::default());
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
             .context("starting the async runtime")?;
         runtime.block_on(async {
-            let listener = tokio::net::TcpListener::bind(&self.listen)
+            let grpc = tokio::net::TcpListener::bind(&self.listen)
                 .await
                 .with_context(|| format!("listening on {}", self.listen))?;
-            let addr = listener
-                .local_addr()
-                .context("reading the listening address")?;
-            let names: Vec<String> = catalog.summaries().into_iter().map(|s| s.name).collect();
-            writeln!(out, "serving {} on {addr}", names.join(", "))?;
+            let grpc_addr = grpc.local_addr().context("reading the listening address")?;
+            let http = match self.http.as_str() {
+                "off" => None,
+                addr => Some(
+                    tokio::net::TcpListener::bind(addr)
+                        .await
+                        .with_context(|| format!("listening on {addr} (--http)"))?,
+                ),
+            };
+            let names = if report.runs.is_empty() {
+                "no runs yet".to_string()
+            } else {
+                report.runs.join(", ")
+            };
+            writeln!(out, "serving {names} on {grpc_addr}")?;
+            if let Some(http) = &http {
+                let addr = http.local_addr().context("reading the HTTP address")?;
+                writeln!(out, "web assistant and JSON API on http://{addr}/")?;
+            }
             out.flush()?;
-            serve(
-                Arc::new(catalog),
-                listener,
-                hakase_coordinator::cluster::runtime::shutdown_signal(),
-            )
-            .await
-            .context("serving queries")
+            let (stop_tx, stop_rx) = watch::channel(false);
+            let stopped = move || {
+                let mut rx = stop_rx.clone();
+                async move {
+                    let _ = rx.wait_for(|stop| *stop).await;
+                }
+            };
+            let rescans = tokio::spawn(rescan_loop(catalog, report, self.rescan_secs, stopped()));
+            let http_task = http.map(|listener| {
+                let limits = web::WebLimits::default();
+                let app = web::router(service.clone(), limits);
+                tokio::spawn(web::serve_http(app, listener, limits, stopped()))
+            });
+            let grpc_task = tokio::spawn(serve_live(service, grpc, stopped()));
+            hakase_coordinator::cluster::runtime::shutdown_signal().await;
+            let _ = stop_tx.send(true);
+            let _ = rescans.await;
+            if let Some(task) = http_task {
+                task.await
+                    .context("the HTTP server stopped")?
+                    .context("serving HTTP")?;
+            }
+            grpc_task
+                .await
+                .context("the gRPC server stopped")?
+                .context("serving queries")
         })
+    }
+}
+
+/// Rescans every `secs` seconds (never when 0) until `stop`, logging what changed.
+async fn rescan_loop(
+    catalog: Arc<LiveCatalog>,
+    mut last: ScanReport,
+    secs: u64,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    if secs == 0 {
+        stop.await;
+        return;
+    }
+    tokio::pin!(stop);
+    let mut ticks = tokio::time::interval(Duration::from_secs(secs));
+    ticks.tick().await;
+    loop {
+        tokio::select! {
+            _ = ticks.tick() => {}
+            () = &mut stop => return,
+        }
+        let scan = catalog.clone();
+        let Ok(report) = tokio::task::spawn_blocking(move || scan.rescan()).await else {
+            continue;
+        };
+        if !report.reloaded.is_empty() || report.runs != last.runs {
+            eprintln!("serving {}", report.runs.join(", "));
+        }
+        print_skipped(&report, &last.skipped);
+        last = report;
+    }
+}
+
+/// Prints the runs that could not be loaded, once per new error.
+fn print_skipped(report: &ScanReport, already: &[hakase_coordinator::query::live::Skipped]) {
+    for skipped in report.skipped.iter().filter(|s| !already.contains(s)) {
+        eprintln!("skipping {}: {}", skipped.path.display(), skipped.error);
     }
 }

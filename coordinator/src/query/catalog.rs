@@ -28,7 +28,7 @@ pub enum CatalogError {
 }
 
 /// Loaded runs by name.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct RunCatalog {
     runs: BTreeMap<String, Arc<LoadedRun>>,
 }
@@ -36,11 +36,26 @@ pub struct RunCatalog {
 impl RunCatalog {
     /// A catalog of the given runs; a name seen twice keeps the first.
     pub fn new(runs: impl IntoIterator<Item = LoadedRun>) -> RunCatalog {
+        RunCatalog::from_shared(runs.into_iter().map(Arc::new))
+    }
+
+    /// A catalog of runs already shared (a rescan keeps the unchanged ones).
+    pub fn from_shared(runs: impl IntoIterator<Item = Arc<LoadedRun>>) -> RunCatalog {
         let mut map = BTreeMap::new();
         for run in runs {
-            map.entry(run.name.clone()).or_insert_with(|| Arc::new(run));
+            map.entry(run.name.clone()).or_insert(run);
         }
         RunCatalog { runs: map }
+    }
+
+    /// The names served, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.runs.keys().cloned().collect()
+    }
+
+    /// The runs, by name.
+    pub fn runs(&self) -> impl Iterator<Item = &Arc<LoadedRun>> {
+        self.runs.values()
     }
 
     /// One run directory.
@@ -63,7 +78,7 @@ impl RunCatalog {
 
     /// The run called `name`; an empty name picks the only run.
     pub fn get(&self, name: &str) -> Result<Arc<LoadedRun>, CatalogError> {
-        let names = || self.runs.keys().cloned().collect::<Vec<_>>().join(", ");
+        let names = || self.names().join(", ");
         if name.is_empty() {
             return match self.runs.len() {
                 0 => Err(CatalogError::Empty),

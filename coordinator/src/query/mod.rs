@@ -3,9 +3,14 @@
 //! `plot`, `display` and `chart --run`.
 
 pub mod catalog;
+pub mod custom;
+pub mod live;
 pub mod run;
 pub mod service;
+pub mod stepchart;
+pub mod treerun;
 
 pub use catalog::{CatalogError, RunCatalog};
+pub use live::{LiveCatalog, ScanReport, Sources, TreeSource};
 pub use run::{LoadedRun, RunError, RunSummary, DEFAULT_DATA_DIR};
-pub use service::{query_service, serve, QueryService, ServiceLimits};
+pub use service::{query_service, serve, serve_live, QueryService, ServiceLimits};

@@ -11,6 +11,7 @@ use hakase_core::{FeedbackTable, Game};
 use serde::Serialize;
 use thiserror::Error;
 
+use super::custom;
 use crate::cluster::store::Manifest;
 
 /// The data directory used when no `--data` is given; each run lives in `<data>/<name>/`.
@@ -54,11 +55,8 @@ pub enum RunError {
         /// The decoder's message.
         why: String,
     },
-    /// The run's game is not a preset (custom word lists are not stored with the run).
-    #[error(
-        "run {path} is of game {game:?}, which is not a preset: runs of custom word lists \
-         cannot be reloaded ({why})"
-    )]
+    /// The run's game is neither a preset nor custom word lists that can be read again.
+    #[error("run {path} is of game {game:?}, whose word lists cannot be reloaded: {why}")]
     CustomGame {
         /// The run directory.
         path: PathBuf,
@@ -211,11 +209,16 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
         return Err(RunError::NotARun(path.to_path_buf()));
     }
     let (manifest, solution) = read_records(path)?;
-    let game = load_preset(&manifest.game).map_err(|e| RunError::CustomGame {
-        path: path.to_path_buf(),
-        game: manifest.game.clone(),
-        why: e.to_string(),
-    })?;
+    let game = match load_preset(&manifest.game) {
+        Ok(game) => game,
+        Err(_) => custom::rebuild(&manifest.game, &manifest.fingerprint, path).map_err(|why| {
+            RunError::CustomGame {
+                path: path.to_path_buf(),
+                game: manifest.game.clone(),
+                why,
+            }
+        })?,
+    };
     if game.fingerprint() != manifest.fingerprint {
         return Err(RunError::Fingerprint {
             path: path.to_path_buf(),
@@ -294,9 +297,9 @@ fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>), RunError> {
     Ok((manifest, solution))
 }
 
-/// Every run under `data`: `data` itself when it is a run, and each subdirectory holding one,
-/// by name. Runs that cannot be read are listed with their error.
-pub fn list(data: &Path) -> Vec<Result<LoadedRun, (PathBuf, Box<RunError>)>> {
+/// Every run directory under `data`: `data` itself when it is a run, and each subdirectory
+/// holding one, by name.
+pub fn run_dirs(data: &Path) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if is_run_dir(data) {
         dirs.push(data.to_path_buf());
@@ -309,7 +312,14 @@ pub fn list(data: &Path) -> Vec<Result<LoadedRun, (PathBuf, Box<RunError>)>> {
         subdirs.sort();
         dirs.extend(subdirs);
     }
-    dirs.into_iter()
+    dirs
+}
+
+/// Every run under `data` (see [`run_dirs`]). Runs that cannot be read are listed with their
+/// error.
+pub fn list(data: &Path) -> Vec<Result<LoadedRun, (PathBuf, Box<RunError>)>> {
+    run_dirs(data)
+        .into_iter()
         .map(|dir| load_path(&dir).map_err(|e| (dir, Box::new(e))))
         .collect()
 }

@@ -22,6 +22,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::catalog::{CatalogError, RunCatalog};
+use super::live::LiveCatalog;
 use super::run::{LoadedRun, RunError};
 
 /// Largest request the service decodes: a history of tries × (word, pattern) is far smaller.
@@ -54,14 +55,14 @@ impl Default for ServiceLimits {
 /// The service: the catalog plus the limits.
 #[derive(Clone)]
 pub struct QueryService {
-    catalog: Arc<RunCatalog>,
+    catalog: Arc<LiveCatalog>,
     limits: ServiceLimits,
     solves: Arc<Semaphore>,
 }
 
 impl QueryService {
     /// A service over `catalog` with `limits`.
-    pub fn new(catalog: Arc<RunCatalog>, limits: ServiceLimits) -> QueryService {
+    pub fn new(catalog: Arc<LiveCatalog>, limits: ServiceLimits) -> QueryService {
         QueryService {
             catalog,
             solves: Arc::new(Semaphore::new(limits.concurrent_solves.max(1))),
@@ -69,8 +70,14 @@ impl QueryService {
         }
     }
 
-    fn run(&self, name: &str) -> Result<Arc<LoadedRun>, Status> {
-        self.catalog.get(name).map_err(|e| match e {
+    /// The catalog served (rescans swap what it holds).
+    pub fn catalog(&self) -> &Arc<LiveCatalog> {
+        &self.catalog
+    }
+
+    /// The run a request names, or the status saying why there is none.
+    pub fn run(&self, name: &str) -> Result<Arc<LoadedRun>, Status> {
+        self.catalog.current().get(name).map_err(|e| match e {
             CatalogError::Unknown { .. } => Status::not_found(e.to_string()),
             CatalogError::Ambiguous(_) | CatalogError::Empty => {
                 Status::invalid_argument(e.to_string())
@@ -78,8 +85,13 @@ impl QueryService {
         })
     }
 
+    /// The limits in force.
+    pub fn limits(&self) -> ServiceLimits {
+        self.limits
+    }
+
     /// Runs `work` on a blocking thread under the solve semaphore.
-    async fn solve<T: Send + 'static>(
+    pub(crate) async fn solve<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> Result<T, Status> + Send + 'static,
     ) -> Result<T, Status> {
@@ -94,25 +106,46 @@ impl QueryService {
     }
 }
 
-/// The tonic server of the service, with request size bounded; the coordinator can mount the
+/// The tonic server of `service`, with request size bounded; the coordinator can mount the
 /// same service next to its own.
-pub fn query_service(catalog: Arc<RunCatalog>) -> QueryServer<QueryService> {
-    QueryServer::new(QueryService::new(catalog, ServiceLimits::default()))
+pub fn query_service(service: QueryService) -> QueryServer<QueryService> {
+    QueryServer::new(service)
         .max_decoding_message_size(MAX_REQUEST_BYTES)
         .max_encoding_message_size(hakase_proto::MAX_MESSAGE_BYTES)
 }
 
-/// Serves the query service (with health reporting) on `listener` until `shutdown`.
+/// Serves a fixed catalog (see [`serve_live`]).
 pub async fn serve(
     catalog: Arc<RunCatalog>,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
+    let catalog = Arc::new(LiveCatalog::fixed(Arc::unwrap_or_clone(catalog)));
+    let service = QueryService::new(catalog, ServiceLimits::default());
+    serve_live(service, listener, shutdown).await
+}
+
+/// Serves the query service with health reporting and reflection (so grpcurl works without
+/// the .proto files) on `listener` until `shutdown`.
+pub async fn serve_live(
+    service: QueryService,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> Result<(), tonic::transport::Error> {
     let (reporter, health) = tonic_health::server::health_reporter();
     reporter.set_serving::<QueryServer<QueryService>>().await;
-    tonic::transport::Server::builder()
-        .add_service(health)
-        .add_service(query_service(catalog))
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(hakase_proto::FILE_DESCRIPTOR_SET)
+        .with_service_name("hakase.v1.Query")
+        .build_v1();
+    let mut builder = tonic::transport::Server::builder();
+    let mut router = builder.add_service(health);
+    match reflection {
+        Ok(reflection) => router = router.add_service(reflection),
+        Err(e) => tracing::warn!("gRPC reflection is off: {e}"),
+    }
+    router
+        .add_service(query_service(service))
         .serve_with_incoming_shutdown(
             // Small replies must not wait for Nagle: without this p99 is ~40 ms.
             tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
@@ -126,7 +159,8 @@ pub fn local_addr(listener: &tokio::net::TcpListener) -> Option<SocketAddr> {
     listener.local_addr().ok()
 }
 
-fn query_status(e: QueryError) -> Status {
+/// The status a query error is answered with.
+pub(crate) fn query_status(e: QueryError) -> Status {
     match e {
         QueryError::NoTree(_) | QueryError::Infeasible { .. } => {
             Status::failed_precondition(e.to_string())
@@ -136,7 +170,8 @@ fn query_status(e: QueryError) -> Status {
     }
 }
 
-fn run_status(e: RunError) -> Status {
+/// The status of a run that cannot answer.
+pub(crate) fn run_status(e: RunError) -> Status {
     Status::failed_precondition(e.to_string())
 }
 
@@ -309,6 +344,7 @@ impl Query for QueryService {
     async fn runs(&self, _request: Request<RunsRequest>) -> Result<Response<RunsReply>, Status> {
         let runs = self
             .catalog
+            .current()
             .summaries()
             .into_iter()
             .map(|s| RunInfo {

@@ -1,0 +1,90 @@
+//! The chart of the current step of a game in progress: for the optimal next guess, each
+//! pattern it can show, how many answers each leaves and the guess after it. Before any guess
+//! it is the chart of the run's first guess; the web page shows it under the suggestion.
+
+use hakase_core::history::{partition, Step};
+use hakase_core::query::{NextGuess, Oracle, QueryError, Source};
+use hakase_core::PatternStyle;
+use serde::Serialize;
+
+use super::run::LoadedRun;
+
+/// One pattern of the step's guess.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepRow {
+    /// The pattern in the game's notation.
+    pub pattern: String,
+    /// The pattern in digits (0 gray, 1 yellow, 2 green).
+    pub digits: String,
+    /// Answers left after it.
+    pub count: usize,
+    /// The optimal guess after it (`None` on the winning row, and when the history left the
+    /// stored tree: then only counts are given, each would be a solve of its own).
+    pub next: Option<String>,
+    /// Guesses over the row's answers counted from this step's guess (rows add up to the
+    /// step's total); `None` when `next` is unknown.
+    pub total: Option<u64>,
+    /// Most guesses any of the row's answers needs from this step's guess on.
+    pub worst: Option<u32>,
+}
+
+/// The chart of one step.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepChart {
+    /// Steps played before it.
+    pub steps: usize,
+    /// The step's guess (the optimal next guess); `None` once won or when no strategy wins.
+    pub guess: Option<String>,
+    /// Answers possible before the guess.
+    pub candidates: usize,
+    /// One row per pattern, in pattern order (灰灰灰灰灰 first).
+    pub rows: Vec<StepRow>,
+    /// The stored tree, or an on-the-spot solve when the history left it.
+    pub source: Source,
+}
+
+/// The chart of the step after `steps`, given the answer `next` the oracle gave for them.
+pub fn step_chart(
+    run: &LoadedRun,
+    oracle: &Oracle<'_>,
+    steps: &[Step],
+    next: &NextGuess,
+) -> Result<StepChart, QueryError> {
+    let game = &run.game;
+    let mut chart = StepChart {
+        steps: steps.len(),
+        guess: next.guess.map(|g| game.guess_text(g).to_string()),
+        candidates: next.candidates.len(),
+        rows: Vec::new(),
+        source: next.source,
+    };
+    let Some(guess) = next.guess.filter(|_| !next.won) else {
+        return Ok(chart);
+    };
+    let len = game.guesses()[guess as usize].len();
+    let mut after = steps.to_vec();
+    for (pattern, part) in partition(&run.table, guess, &next.candidates) {
+        let n = part.len();
+        let mut row = StepRow {
+            pattern: pattern.format(len, game.style()),
+            digits: pattern.format(len, PatternStyle::Digits),
+            count: n,
+            next: None,
+            total: None,
+            worst: None,
+        };
+        if pattern.is_win() {
+            row.total = Some(1);
+            row.worst = Some(1);
+        } else if next.source == Source::Tree {
+            after.push(Step { guess, pattern });
+            let child = oracle.next_guess(&after)?;
+            after.pop();
+            row.next = child.guess.map(|g| game.guess_text(g).to_string());
+            row.total = child.total.map(|t| t + n as u64);
+            row.worst = child.worst.map(|w| w + 1);
+        }
+        chart.rows.push(row);
+    }
+    Ok(chart)
+}

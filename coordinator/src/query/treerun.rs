@@ -1,0 +1,167 @@
+//! Tree files as runs: a tree written by `hakase solve --tree-out` (JSON document or one line
+//! per answer) answers the same questions as a run database, so results of
+//! `solve --first W --in-memory` can be queried and served.
+
+use std::path::Path;
+
+use hakase_core::presets::load_preset;
+use hakase_core::solver::{FirstGuessValue, Outcome, Solution, SolverConfig};
+use hakase_core::treefile::{self, TreeDocument};
+use hakase_core::FeedbackTable;
+use thiserror::Error;
+
+use super::run::LoadedRun;
+use crate::cluster::store::Manifest;
+
+/// Largest tree file read: a full Wordle tree in JSON is a few MiB.
+pub const MAX_TREE_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Why a tree file could not be served.
+#[derive(Debug, Error)]
+pub enum TreeRunError {
+    /// The file could not be read.
+    #[error("tree file {path}: {why}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        why: String,
+    },
+    /// A text tree names no game and none was given.
+    #[error(
+        "tree file {0} is in the text format, which does not name its game: give the game \
+         (--game G)"
+    )]
+    NoGame(String),
+    /// The game could not be loaded.
+    #[error("tree file {path}: game {game:?}: {why}")]
+    Game {
+        /// The file.
+        path: String,
+        /// The game asked for.
+        game: String,
+        /// Why it did not load.
+        why: String,
+    },
+    /// The tree does not parse against the game, or does not win every answer.
+    #[error("tree file {path}: {why}")]
+    Tree {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
+}
+
+/// Loads a tree file as a run named after the file (its stem). The game is the one the JSON
+/// document names unless `game` is given (a text tree needs it); the tree is checked against
+/// every answer, so a wrong tree is refused rather than served.
+pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, TreeRunError> {
+    let shown = path.display().to_string();
+    let read_err = |why: String| TreeRunError::Read {
+        path: shown.clone(),
+        why,
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|e| read_err(e.to_string()))?
+        .len();
+    if size > MAX_TREE_FILE_BYTES {
+        return Err(read_err(format!(
+            "{size} bytes, more than the {MAX_TREE_FILE_BYTES} a tree file may have"
+        )));
+    }
+    let text = std::fs::read_to_string(path).map_err(|e| read_err(e.to_string()))?;
+    let doc: Option<TreeDocument> = text
+        .trim_start()
+        .starts_with('{')
+        .then(|| serde_json::from_str(&text).ok())
+        .flatten();
+    let game_name = match (game, &doc) {
+        (Some(g), _) => g.to_string(),
+        (None, Some(doc)) => doc.game.clone(),
+        (None, None) => return Err(TreeRunError::NoGame(shown)),
+    };
+    let game = load_preset(&game_name).map_err(|e| TreeRunError::Game {
+        path: shown.clone(),
+        game: game_name.clone(),
+        why: e.to_string(),
+    })?;
+    let bad_tree = |why: String| TreeRunError::Tree {
+        path: shown.clone(),
+        why,
+    };
+    let tree = match &doc {
+        Some(_) => treefile::from_json(&game, &text),
+        None => treefile::from_text(&game, &text),
+    }
+    .map_err(|e| bad_tree(e.to_string()))?;
+    let config: SolverConfig = doc
+        .as_ref()
+        .and_then(|d| serde_json::from_value(d.about["config"].clone()).ok())
+        .unwrap_or_default();
+    let table = FeedbackTable::build(&game);
+    let cap = config.guess_cap(&game);
+    let evaluation = tree.evaluate(&game, &table, &game.all_answers());
+    if !evaluation.unsolved.is_empty() || evaluation.worst > cap {
+        return Err(bad_tree(format!(
+            "the tree does not find every answer within {cap} guesses ({} never found, worst {})",
+            evaluation.unsolved.len(),
+            evaluation.worst
+        )));
+    }
+    let total = u32::try_from(evaluation.total).unwrap_or(u32::MAX);
+    let proven = doc
+        .as_ref()
+        .and_then(|d| d.about["proven"].as_bool())
+        .unwrap_or(false);
+    let guesses_left = doc
+        .as_ref()
+        .and_then(|d| d.about["guesses_left"].as_u64())
+        .and_then(|g| u32::try_from(g).ok())
+        .unwrap_or(cap);
+    let best = FirstGuessValue {
+        guess: tree.guess,
+        outcome: Outcome::Exact {
+            value: total,
+            guess: tree.guess,
+        },
+    };
+    let stamp = modified_secs(path);
+    let manifest = Manifest {
+        version: 0,
+        game: game.name().to_string(),
+        fingerprint: game.fingerprint().to_string(),
+        config: config.clone(),
+        started: stamp,
+        updated: stamp,
+        finished: true,
+    };
+    let name = path
+        .file_stem()
+        .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
+    Ok(LoadedRun {
+        name,
+        path: path.to_path_buf(),
+        manifest,
+        table,
+        solution: Some(Solution {
+            config,
+            guesses_left,
+            best: Some(best),
+            ranking: vec![best],
+            proven,
+            tree: Some(tree),
+            evaluation: Some(evaluation),
+        }),
+        game,
+    })
+}
+
+/// Unix seconds of the file's last change (0 when unknown).
+fn modified_secs(path: &Path) -> u64 {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs())
+}

@@ -1,0 +1,47 @@
+//! The assistant page, embedded in the binary (no build step, no CDN): one HTML file, its
+//! script and its style sheet, revalidated on every load (`no-cache`) so an upgraded binary
+//! is never shown with a stale script.
+
+use std::sync::Arc;
+
+use axum::http::header;
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+
+use crate::query::QueryService;
+
+/// The page.
+pub const INDEX_HTML: &str = include_str!("static/index.html");
+/// Its script.
+pub const APP_JS: &str = include_str!("static/app.js");
+/// Its style sheet.
+pub const APP_CSS: &str = include_str!("static/app.css");
+
+/// `/`, `/app.js` and `/app.css`.
+pub fn routes() -> Router<Arc<QueryService>> {
+    Router::new()
+        .route(
+            "/",
+            get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { page(APP_JS, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/app.css",
+            get(|| async { page(APP_CSS, "text/css; charset=utf-8") }),
+        )
+}
+
+fn page(body: &'static str, mime: &'static str) -> impl IntoResponse {
+    (
+        [
+            (header::CONTENT_TYPE, mime),
+            (header::CACHE_CONTROL, "no-cache"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        body,
+    )
+}

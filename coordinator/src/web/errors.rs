@@ -1,0 +1,108 @@
+//! JSON errors of the HTTP API: `{"error": {"code": "...", "message": "..."}}` with the
+//! HTTP status that fits, carrying the same messages as the command line and gRPC.
+
+use axum::extract::rejection::{JsonRejection, QueryRejection};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Serialize;
+use tonic::{Code, Status};
+
+/// An error answered as JSON.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: Inner<'a>,
+}
+
+#[derive(Serialize)]
+struct Inner<'a> {
+    code: &'a str,
+    message: &'a str,
+}
+
+impl ApiError {
+    /// An error with an explicit status.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    /// A request the server cannot read.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "invalid_argument", message)
+    }
+}
+
+impl From<Status> for ApiError {
+    fn from(status: Status) -> ApiError {
+        let (http, code) = match status.code() {
+            Code::InvalidArgument => (StatusCode::BAD_REQUEST, "invalid_argument"),
+            Code::NotFound => (StatusCode::NOT_FOUND, "not_found"),
+            Code::FailedPrecondition => (StatusCode::CONFLICT, "failed_precondition"),
+            Code::ResourceExhausted => (StatusCode::TOO_MANY_REQUESTS, "resource_exhausted"),
+            Code::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            Code::DeadlineExceeded => (StatusCode::GATEWAY_TIMEOUT, "deadline_exceeded"),
+            _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        };
+        ApiError::new(http, code, status.message())
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> ApiError {
+        let status = rejection.status();
+        let code = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            "payload_too_large"
+        } else {
+            "invalid_argument"
+        };
+        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            "the request body is too large (a request is a run name and a history of a few \
+             guesses)"
+                .to_string()
+        } else {
+            rejection.body_text()
+        };
+        ApiError::new(status, code, message)
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(rejection: QueryRejection) -> ApiError {
+        ApiError::bad_request(rejection.body_text())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = Body {
+            error: Inner {
+                code: self.code,
+                message: &self.message,
+            },
+        };
+        (self.status, Json(body)).into_response()
+    }
+}
+
+/// Any path that is neither the page nor the API.
+pub async fn not_found(uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!(
+            "no such page or endpoint: {} (the API is under /api/v1/)",
+            uri.path()
+        ),
+    )
+}

@@ -1,0 +1,133 @@
+//! The web side of `hakase serve`: a versioned JSON-over-HTTP API (`/api/v1/…`, see [`api`])
+//! over the same query service as gRPC, and the player's assistant page at `/` (see
+//! [`assets`]), embedded in the binary so nothing is built or fetched on the user's side.
+//!
+//! Limits ([`WebLimits`]): request bodies of at most [`MAX_BODY_BYTES`], a request (body
+//! included) must complete within [`REQUEST_TIMEOUT`], headers within [`HEADER_TIMEOUT`], and
+//! at most [`MAX_CONNECTIONS`] connections are served at once, so slow or hostile clients
+//! cannot starve the others.
+
+pub mod api;
+pub mod assets;
+mod errors;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::DefaultBodyLimit;
+use axum::Router;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower_http::timeout::TimeoutLayer;
+
+use crate::query::QueryService;
+
+/// Largest request body accepted: a history is a few hundred bytes.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+
+/// Time a whole request may take, reading its body included.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Time a client has to send a request's headers.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Connections served at once; more wait in the listen queue.
+pub const MAX_CONNECTIONS: usize = 1024;
+
+/// Time given to open connections to finish when the server stops.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What one client may cost the HTTP server.
+#[derive(Debug, Clone, Copy)]
+pub struct WebLimits {
+    /// Largest request body.
+    pub body_bytes: usize,
+    /// Time a whole request may take.
+    pub request_timeout: Duration,
+    /// Time a client has to send a request's headers.
+    pub header_timeout: Duration,
+    /// Connections served at once.
+    pub max_connections: usize,
+}
+
+impl Default for WebLimits {
+    fn default() -> Self {
+        WebLimits {
+            body_bytes: MAX_BODY_BYTES,
+            request_timeout: REQUEST_TIMEOUT,
+            header_timeout: HEADER_TIMEOUT,
+            max_connections: MAX_CONNECTIONS,
+        }
+    }
+}
+
+/// The page and the API over `service`.
+pub fn router(service: QueryService, limits: WebLimits) -> Router {
+    Router::new()
+        .merge(assets::routes())
+        .nest("/api/v1", api::routes())
+        .fallback(errors::not_found)
+        .layer(DefaultBodyLimit::max(limits.body_bytes))
+        .layer(TimeoutLayer::with_status_code(
+            axum::http::StatusCode::REQUEST_TIMEOUT,
+            limits.request_timeout,
+        ))
+        .with_state(Arc::new(service))
+}
+
+/// Serves `app` on `listener` (HTTP/1.1 and HTTP/2) until `shutdown`, then lets open
+/// requests finish for a moment.
+pub async fn serve_http(
+    app: Router,
+    listener: TcpListener,
+    limits: WebLimits,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout);
+    let graceful = GracefulShutdown::new();
+    let connections = Arc::new(Semaphore::new(limits.max_connections.max(1)));
+    tokio::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            permit = connections.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait, do not spin.
+                    tracing::warn!("accepting an HTTP connection: {e}");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        // Small replies must not wait for Nagle's algorithm.
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let connection = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), service)
+            .into_owned();
+        let connection = graceful.watch(connection);
+        tokio::spawn(async move {
+            let _ = connection.await;
+            drop(permit);
+        });
+    }
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown()).await;
+    Ok(())
+}

@@ -1,0 +1,368 @@
+//! The JSON-over-HTTP API of `hakase serve`, served in-process on a free loopback port over a
+//! run the real `hakase solve` wrote and a tree file made from it: answers, errors, limits,
+//! slow clients and rescans.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use hakase_coordinator::query::run::load_path;
+use hakase_coordinator::query::{LiveCatalog, QueryService, ServiceLimits, Sources, TreeSource};
+use hakase_coordinator::web::{router, serve_http, WebLimits};
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+
+/// A scratch directory holding a finished run of pokemon-qiita2023 (`data/qiita`) and its
+/// tree as a JSON file (`tree.json`), made once per test binary.
+fn scratch() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("query-http-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let run = dir.join("data").join("qiita");
+        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
+            .args(["solve", "--game", "pokemon-qiita2023", "--db"])
+            .arg(&run)
+            .output()
+            .expect("hakase solve runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
+            .args(["export", "--format", "json", "--run"])
+            .arg(&run)
+            .output()
+            .expect("hakase export runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::write(dir.join("tree.json"), &out.stdout).expect("writing the tree");
+        dir
+    })
+}
+
+const TEST_LIMITS: WebLimits = WebLimits {
+    body_bytes: 16 * 1024,
+    request_timeout: Duration::from_millis(300),
+    header_timeout: Duration::from_millis(300),
+    max_connections: 64,
+};
+
+struct Served {
+    addr: String,
+    catalog: Arc<LiveCatalog>,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn start(sources: Sources) -> Served {
+    let (catalog, _) = LiveCatalog::scan(sources);
+    let catalog = Arc::new(catalog);
+    let service = QueryService::new(catalog.clone(), ServiceLimits::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr").to_string();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(serve_http(
+        router(service, TEST_LIMITS),
+        listener,
+        TEST_LIMITS,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    Served {
+        addr,
+        catalog,
+        _stop: stop,
+    }
+}
+
+async fn start_default() -> Served {
+    start(Sources {
+        data_dirs: vec![scratch().join("data")],
+        runs: Vec::new(),
+        trees: vec![TreeSource {
+            path: scratch().join("tree.json"),
+            game: None,
+        }],
+    })
+    .await
+}
+
+async fn connect(addr: &str) -> SendRequest<Full<Bytes>> {
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .expect("handshake");
+    tokio::spawn(connection);
+    sender
+}
+
+/// Sends a request; returns the status and the body as JSON (or as a JSON string).
+async fn call(addr: &str, method: &str, path: &str, body: impl Into<Bytes>) -> (u16, Value) {
+    let mut sender = connect(addr).await;
+    let request = Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", addr)
+        .header("content-type", "application/json")
+        .body(Full::new(body.into()))
+        .expect("request");
+    let response = sender.send_request(request).await.expect("response");
+    let status = response.status().as_u16();
+    let bytes = response
+        .into_body()
+        .collect()
+        .await
+        .expect("body")
+        .to_bytes();
+    let value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()));
+    (status, value)
+}
+
+async fn post(addr: &str, path: &str, body: Value) -> (u16, Value) {
+    call(addr, "POST", path, body.to_string()).await
+}
+
+fn history(steps: &[(&str, &str)]) -> Value {
+    Value::Array(
+        steps
+            .iter()
+            .map(|(g, p)| json!({"guess": g, "pattern": p}))
+            .collect(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn next_candidates_chart_and_tree_answer_from_the_run() {
+    let served = start_default().await;
+    let a = &served.addr;
+    let (status, runs) = call(a, "GET", "/api/v1/runs", "").await;
+    assert_eq!(status, 200);
+    let names: Vec<(&str, &str)> = runs
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["kind"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("qiita", "run"), ("tree", "tree")]);
+    assert_eq!(runs[0]["total"], 964);
+    assert_eq!(runs[0]["kana"], true);
+    assert_eq!(runs[1]["total"], 964);
+
+    for run in ["qiita", "tree"] {
+        let (status, next) = post(a, "/api/v1/next", json!({"run": run})).await;
+        assert_eq!(status, 200);
+        assert_eq!(next["guess"], "ジーランス");
+        assert_eq!(next["candidate_count"], 285);
+        assert_eq!(next["total"], 964);
+        assert_eq!(next["worst"], 5);
+        assert_eq!(next["source"], "tree");
+    }
+    let after = history(&[("ジーランス", "灰灰灰灰灰")]);
+    let (status, next) = post(a, "/api/v1/next", json!({"run": "qiita", "history": after})).await;
+    assert_eq!(status, 200);
+    assert_eq!(next["guess"], "ソルロック");
+    assert_eq!(next["candidate_count"], 71);
+    assert_eq!(next["total"], 210);
+    assert_eq!(next["worst"], 4);
+    assert_eq!(next["candidates"], Value::Null);
+
+    let (status, chart) = post(
+        a,
+        "/api/v1/chart",
+        json!({"run": "qiita", "history": after}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(chart["guess"], "ソルロック");
+    let rows = chart["rows"].as_array().expect("rows");
+    let count: u64 = rows.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+    let total: u64 = rows.iter().map(|r| r["total"].as_u64().unwrap()).sum();
+    assert_eq!((count, total), (71, 210));
+    assert_eq!(rows[0]["pattern"], "灰灰灰灰灰");
+    assert_eq!(rows[0]["count"], 24);
+
+    // The first-guess chart adds up to the run's total.
+    let (status, chart) = post(a, "/api/v1/chart", json!({"run": "qiita"})).await;
+    assert_eq!(status, 200);
+    let total: u64 = chart["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["total"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 964);
+
+    let two = history(&[("レントラー", "灰灰灰灰緑"), ("ゴーリキー", "灰灰灰灰緑")]);
+    let (status, left) = post(
+        a,
+        "/api/v1/candidates",
+        json!({"run": "qiita", "history": two}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(left["count"], 9);
+    assert_eq!(
+        left["candidates"],
+        json!([
+            "シェルダー",
+            "オムスター",
+            "ファイヤー",
+            "ミュウツー",
+            "ヌマクロー",
+            "サメハダー",
+            "ホエルオー",
+            "ミツハニー",
+            "ニャルマー"
+        ])
+    );
+
+    let (status, text) = call(a, "GET", "/api/v1/tree?run=qiita&format=text", "").await;
+    assert_eq!(status, 200);
+    assert_eq!(text.as_str().expect("text").lines().count(), 285);
+    let (status, page) = call(a, "GET", "/", "").await;
+    assert_eq!(status, 200);
+    assert!(page
+        .as_str()
+        .expect("html")
+        .contains("<script src=\"app.js\"></script>"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_get_json_errors_and_the_server_keeps_serving() {
+    let served = start_default().await;
+    let a = &served.addr;
+    let cases: Vec<(u16, &str, &str, Bytes, &str)> = vec![
+        (
+            404,
+            "not_found",
+            "/api/v1/next",
+            Bytes::from(json!({"run": "nope"}).to_string()),
+            "no run named \"nope\" (available: qiita, tree)",
+        ),
+        (
+            400,
+            "invalid_argument",
+            "/api/v1/next",
+            Bytes::from(json!({"run": "qiita", "history": history(&[("ジーランス", "灰灰")])}).to_string()),
+            "step 1: cannot read pattern \"灰灰\": it has 2 cells but the guess has 5 letters",
+        ),
+        (
+            400,
+            "invalid_argument",
+            "/api/v1/next",
+            Bytes::from(json!({"history": history(&[("ジーランス", "灰灰灰灰灰")])}).to_string()),
+            "several runs are served; name one of: qiita, tree",
+        ),
+        (
+            413,
+            "payload_too_large",
+            "/api/v1/next",
+            Bytes::from(vec![b' '; 20 * 1024]),
+            "the request body is too large (a request is a run name and a history of a few guesses)",
+        ),
+        (
+            404,
+            "not_found",
+            "/api/v2/next",
+            Bytes::new(),
+            "no such page or endpoint: /api/v2/next (the API is under /api/v1/)",
+        ),
+    ];
+    for (status, code, path, body, message) in cases {
+        let (got, error) = call(a, "POST", path, body).await;
+        assert_eq!(got, status, "{error}");
+        assert_eq!(error["error"]["code"], code);
+        assert_eq!(error["error"]["message"], message);
+    }
+    let (got, error) = post(a, "/api/v1/next", json!({"run": "qiita", "history": 3})).await;
+    assert_eq!(got, 422, "{error}");
+    assert!(error["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("invalid type"));
+
+    // A slow client: headers sent, body never finished. Others are served meanwhile, and the
+    // slow one gets 408 once the request timeout passes.
+    let mut slow = tokio::net::TcpStream::connect(a).await.expect("connect");
+    slow.write_all(
+        b"POST /api/v1/next HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{",
+    )
+    .await
+    .expect("write");
+    let (status, next) = post(a, "/api/v1/next", json!({"run": "qiita"})).await;
+    assert_eq!((status, next["guess"].as_str()), (200, Some("ジーランス")));
+    let mut reply = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), async {
+        use tokio::io::AsyncReadExt;
+        let mut buf = [0u8; 512];
+        loop {
+            match slow.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => {
+                    reply.extend_from_slice(&buf[..n]);
+                    if reply.windows(4).any(|w| w == b"\r\n\r\n") {
+                        break;
+                    }
+                }
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "the slow request was never answered");
+    let head = String::from_utf8_lossy(&reply);
+    assert!(head.starts_with("HTTP/1.1 408"), "{head}");
+    // Still serving.
+    let (status, _) = call(a, "GET", "/api/v1/runs", "").await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rescan_picks_up_a_run_that_appears() {
+    let data = scratch().join(format!("rescan-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(&data).expect("data dir");
+    let served = start(Sources {
+        data_dirs: vec![data.clone()],
+        ..Sources::default()
+    })
+    .await;
+    let a = &served.addr;
+    let (status, runs) = call(a, "GET", "/api/v1/runs", "").await;
+    assert_eq!((status, runs), (200, json!([])));
+    let (status, error) = post(a, "/api/v1/next", json!({})).await;
+    assert_eq!(
+        (status, &error["error"]["message"]),
+        (400, &json!("no runs are loaded"))
+    );
+
+    // The run appears (as a link to the finished one, served under its own name) and a
+    // rescan serves it.
+    std::os::unix::fs::symlink(scratch().join("data").join("qiita"), data.join("late"))
+        .expect("symlink");
+    let (status, report) = post(a, "/api/v1/rescan", json!({})).await;
+    assert_eq!(status, 200);
+    assert_eq!(report["runs"], json!(["qiita"]));
+    assert_eq!(report["reloaded"], json!(["qiita"]));
+    let (status, next) = post(a, "/api/v1/next", json!({})).await;
+    assert_eq!((status, next["total"].as_u64()), (200, Some(964)));
+    // Nothing changed: nothing is reloaded.
+    let report = served.catalog.rescan();
+    assert_eq!(report.reloaded, Vec::<String>::new());
+    assert_eq!(report.runs, ["qiita"]);
+    assert!(load_path(&data.join("late")).is_ok());
+}
