@@ -26,7 +26,10 @@ fn unknown_words_are_reported_as_typed() {
     let (game, _) = preset("pokemon-today");
     assert_eq!(
         game.find_guess("ナゾ"),
-        Err(Error::UnknownWord("ナゾ".into()))
+        Err(Error::UnknownWord {
+            word: "ナゾ".into(),
+            suggestions: Vec::new()
+        })
     );
     assert_eq!(
         game.find_guess(" ピカチュウ "),
@@ -219,7 +222,10 @@ fn history_steps_are_read_in_any_notation_and_errors_say_why() {
     ));
     assert_eq!(
         Step::parse(&game, "ナゾ=灰灰"),
-        Err(Error::UnknownWord("ナゾ".into()))
+        Err(Error::UnknownWord {
+            word: "ナゾ".into(),
+            suggestions: Vec::new()
+        })
     );
     assert!(matches!(
         Step::parse(&game, "レントラー=灰灰灰緑"),
