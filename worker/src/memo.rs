@@ -75,7 +75,7 @@ impl SledMemo {
         crate::sled_guard::catch(|| SledMemo::open(tree, fingerprint, capacity, min_value, label))
             .map_err(|why| WorkerError::CacheDamaged {
             path: label.to_string(),
-            why: format!("the database files are damaged (sled: {why})"),
+            why: format!("sled failed reading it: {why}"),
         })?
     }
 

@@ -17,7 +17,7 @@ pub enum SledDamage {
     #[error("{0}")]
     Error(#[from] sled::Error),
     /// sled panicked on what it read: the files are damaged.
-    #[error("the database files are damaged (sled: {0})")]
+    #[error("sled failed reading it: {0}")]
     Panicked(String),
 }
 
