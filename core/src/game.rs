@@ -235,14 +235,15 @@ impl Game {
         })
     }
 
-    /// Up to `limit` allowed guesses closest to `text` by edit distance (at most 2 edits),
-    /// closest first, for "did you mean" hints.
+    /// Up to `limit` allowed guesses closest to `text` by edit distance (one edit for words
+    /// of up to 3 letters, two for longer ones), closest first, for "did you mean" hints.
     pub fn closest_guesses(&self, text: &str, limit: usize) -> Vec<String> {
+        let most = if text.chars().count() <= 3 { 1 } else { 2 };
         let mut scored: Vec<(usize, &String)> = self
             .guess_text
             .iter()
             .map(|g| (strsim::levenshtein(text, g), g))
-            .filter(|(d, _)| *d <= 2)
+            .filter(|(d, _)| *d <= most)
             .collect();
         scored.sort();
         scored

@@ -30,6 +30,7 @@ fn fixture() -> &'static Fixture {
         let tree = solution.tree.expect("a tree");
         let json = treefile::to_json(&game, &tree, serde_json::json!({}));
         let text = treefile::to_text(&game, &table, &tree, true);
+        drop(solver);
         Fixture { game, json, text }
     })
 }
