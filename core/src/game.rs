@@ -118,7 +118,7 @@ impl Game {
                 guesses: game.guesses.len(),
                 answers: game.answers.len(),
                 size: format!("{:.1} GiB", 2.0 * cells as f64 / (1u64 << 30) as f64),
-                limit_gib: 2 * crate::table::MAX_CELLS >> 30,
+                limit_gib: (2 * crate::table::MAX_CELLS) >> 30,
             });
         }
         game.alphabet = alphabet;
