@@ -108,6 +108,14 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // `hakase rank --top 0 | head` closes the pipe early: not an error worth reporting.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        // Stopped by a signal after saving: say so, and exit 130 (SIGINT) or 143 (SIGTERM).
+        Err(err) if err.downcast_ref::<commands::guard::Interrupted>().is_some() => {
+            eprintln!("{err:#}");
+            ExitCode::from(
+                err.downcast_ref::<commands::guard::Interrupted>()
+                    .map_or(130, |i| i.exit_code()),
+            )
+        }
         Err(err) => {
             eprintln!("error: {err:#}");
             ExitCode::FAILURE

@@ -18,6 +18,9 @@ use hakase_proto::v1::{CompleteRequest, LeaseRequest, RegisterRequest};
 use hakase_worker::client::{channel, Auth};
 use hakase_worker::{solve_job, Workbench};
 
+/// The benchmark cluster's token.
+const TOKEN: &str = "bench-token-0123456789";
+
 #[test]
 #[ignore = "benchmark"]
 fn completions_per_second() {
@@ -41,7 +44,9 @@ fn completions_per_second() {
             .expect("bind");
         let options = ServeOptions {
             listen: addr,
-            token: "bench".into(),
+            tokens: std::sync::Arc::new(std::sync::RwLock::new(
+                hakase_proto::token::TokenSet::single(TOKEN).expect("token"),
+            )),
             tls: None,
         };
         let (quit_tx, quit_rx) = tokio::sync::oneshot::channel::<()>();
@@ -57,7 +62,7 @@ fn completions_per_second() {
         let url = format!("http://{addr}");
         let ch = channel(&url, None, None).expect("channel");
         let mut client =
-            ClusterClient::with_interceptor(ch.clone(), Auth::new("bench").expect("auth"));
+            ClusterClient::with_interceptor(ch.clone(), Auth::new(TOKEN).expect("auth"));
         let reply = client
             .register(RegisterRequest {
                 worker_name: "bench".into(),
@@ -97,7 +102,7 @@ fn completions_per_second() {
         let mut tasks = Vec::new();
         for t in 0..64 {
             let mut client =
-                ClusterClient::with_interceptor(ch.clone(), Auth::new("bench").expect("auth"));
+                ClusterClient::with_interceptor(ch.clone(), Auth::new(TOKEN).expect("auth"));
             let (pool, count, fingerprint) =
                 (pool.clone(), count.clone(), reply.fingerprint.clone());
             let worker_id = reply.worker_id;

@@ -46,11 +46,18 @@ pub enum Error {
     /// The game's tries must allow at least one guess.
     #[error("tries must be between 1 and 64, got {0}")]
     BadTries(u32),
-    /// A word the user typed is not an allowed guess of this game.
-    #[error("{0:?} is not an allowed guess in this game")]
-    UnknownWord(String),
+    /// A word the user typed is not an allowed guess of this game; the closest allowed
+    /// guesses help them fix a typo.
+    #[error(
+        "\"{word}\" is not an allowed guess in this game{}",
+        did_you_mean(suggestions)
+    )]
+    UnknownWord {
+        word: String,
+        suggestions: Vec<String>,
+    },
     /// A word that may be guessed but is never the answer, where an answer is required.
-    #[error("{0:?} is an allowed guess but never the answer in this game")]
+    #[error("\"{0}\" is an allowed guess but never the answer in this game")]
     NotAnAnswer(String),
     /// A pattern the user typed could not be read.
     #[error("cannot read pattern {text:?}: {why}")]
@@ -63,9 +70,29 @@ pub enum Error {
         pattern: String,
         why: String,
     },
+    /// The feedback table (guesses × answers, twice) would not fit in memory.
+    #[error(
+        "{guesses} guesses × {answers} answers make a feedback table of {size}, more than the \
+         {limit_gib} GiB hakase allows; use shorter lists"
+    )]
+    TooLarge {
+        guesses: usize,
+        answers: usize,
+        size: String,
+        limit_gib: usize,
+    },
     /// Preset names and generation ranges are typed by users.
     #[error("unknown game {name:?}: {why}")]
     UnknownGame { name: String, why: String },
+}
+
+/// "; did you mean A, B or C?" for a non-empty list, else nothing.
+fn did_you_mean(suggestions: &[String]) -> String {
+    match suggestions {
+        [] => String::new(),
+        [one] => format!("; did you mean {one}?"),
+        [rest @ .., last] => format!("; did you mean {} or {last}?", rest.join(", ")),
+    }
 }
 
 /// Result alias used throughout the core library.

@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::alphabet::Alphabet;
 use crate::error::{Error, Result};
+use crate::normalize::normalize_word;
 use crate::pattern::PatternStyle;
 use crate::word::{Word, BOARD};
 
@@ -55,6 +56,16 @@ impl WordListInput {
     }
 }
 
+impl WordListInput {
+    /// The same list with every word in its canonical spelling ([`normalize_word`]).
+    fn normalized(mut self) -> Self {
+        for (_, word) in &mut self.words {
+            *word = normalize_word(word);
+        }
+        self
+    }
+}
+
 impl Game {
     /// Validates and encodes a game. Errors name the list and line of the first bad word.
     pub fn new(
@@ -67,6 +78,8 @@ impl Game {
         if !(1..=64).contains(&tries) {
             return Err(Error::BadTries(tries));
         }
+        // Lists are spelled like typed words, so `CRANE` in a file is the word `crane`.
+        let (guesses, answers) = (guesses.normalized(), answers.normalized());
         check_list(&guesses, false)?;
         check_list(&answers, true)?;
         let mut alphabet = Alphabet::default();
@@ -98,6 +111,15 @@ impl Game {
             game.answers.push(word);
             game.answer_text.push(text.clone());
             game.answer_guess.push(guess);
+        }
+        let cells = game.guesses.len().saturating_mul(game.answers.len());
+        if cells > crate::table::MAX_CELLS {
+            return Err(Error::TooLarge {
+                guesses: game.guesses.len(),
+                answers: game.answers.len(),
+                size: format!("{:.1} GiB", 2.0 * cells as f64 / (1u64 << 30) as f64),
+                limit_gib: (2 * crate::table::MAX_CELLS) >> 30,
+            });
         }
         game.alphabet = alphabet;
         game.fingerprint = game.compute_fingerprint();
@@ -183,31 +205,59 @@ impl Game {
         self.guess_answer[guess as usize]
     }
 
-    /// Finds a typed word. Exact match first, then lower case, then ASCII letters and digits
-    /// widened to full width (ポリゴン2 → ポリゴン２).
+    /// Finds a typed word: its canonical spelling ([`normalize_word`]: any case, half-width
+    /// katakana or hiragana), then with ASCII letters and digits widened to full width
+    /// (ポリゴン2 → ポリゴン２, ポリゴンz → ポリゴンＺ). An unknown word's error suggests the
+    /// closest allowed guesses.
     pub fn find_guess(&self, text: &str) -> Result<GuessId> {
-        let text = text.trim();
-        let widened: String = text
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() {
-                    char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap_or(c)
-                } else {
-                    c
-                }
-            })
-            .collect();
-        [text.to_string(), text.to_lowercase(), widened]
+        let text = normalize_word(text);
+        let widen = |t: &str| -> String {
+            t.chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap_or(c)
+                    } else {
+                        c
+                    }
+                })
+                .collect()
+        };
+        [
+            text.clone(),
+            widen(&text),
+            widen(&text.to_ascii_uppercase()),
+        ]
+        .iter()
+        .find_map(|t| self.lookup.get(t).copied())
+        .ok_or_else(|| Error::UnknownWord {
+            suggestions: self.closest_guesses(&text, 3),
+            word: text,
+        })
+    }
+
+    /// Up to `limit` allowed guesses closest to `text` by edit distance (one edit for words
+    /// of up to 3 letters, two for longer ones), closest first, for "did you mean" hints.
+    pub fn closest_guesses(&self, text: &str, limit: usize) -> Vec<String> {
+        let most = if text.chars().count() <= 3 { 1 } else { 2 };
+        let mut scored: Vec<(usize, &String)> = self
+            .guess_text
             .iter()
-            .find_map(|t| self.lookup.get(t).copied())
-            .ok_or_else(|| Error::UnknownWord(text.to_string()))
+            .map(|g| (strsim::levenshtein(text, g), g))
+            .filter(|(d, _)| *d <= most)
+            .collect();
+        scored.sort();
+        scored
+            .into_iter()
+            .take(limit)
+            .map(|(_, g)| g.clone())
+            .collect()
     }
 
     /// Finds a typed word that must be a possible answer.
     pub fn find_answer(&self, text: &str) -> Result<AnswerId> {
         let guess = self.find_guess(text)?;
         self.guess_as_answer(guess)
-            .ok_or_else(|| Error::NotAnAnswer(text.trim().to_string()))
+            .ok_or_else(|| Error::NotAnAnswer(normalize_word(text)))
     }
 
     /// All answer ids: the candidate set before any guess.

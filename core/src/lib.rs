@@ -8,11 +8,13 @@
 
 pub mod alphabet;
 pub mod chart;
+pub mod claims;
 pub mod design;
 pub mod entropy;
 pub mod error;
 pub mod game;
 pub mod history;
+pub mod normalize;
 pub mod pattern;
 pub mod presets;
 pub mod puzzle;

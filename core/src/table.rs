@@ -6,6 +6,11 @@ use crate::game::{AnswerId, Game, GuessId};
 use crate::pattern::Pattern;
 use crate::word::{Word, BOARD};
 
+/// Most cells (guesses × answers) a table may have: it is stored twice, one byte a cell, so
+/// this bounds it at 4 GiB. Larger games are refused when they are built, with an error
+/// instead of a failed allocation.
+pub const MAX_CELLS: usize = 1 << 31;
+
 /// Patterns of all guesses against all answers, one byte each, row per guess.
 #[derive(Debug, Clone)]
 pub struct FeedbackTable {

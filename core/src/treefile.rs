@@ -98,8 +98,23 @@ pub fn to_json(game: &Game, tree: &Tree, about: serde_json::Value) -> String {
 
 /// Reads a JSON document against `game`.
 pub fn from_json(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
-    let doc: TreeDocument =
-        serde_json::from_str(text).map_err(|e| TreeFileError::Json(e.to_string()))?;
+    tree_of(game, &parse_document(text)?)
+}
+
+/// Parses a JSON document without resolving it against a game (a BOM is fine; nesting is
+/// bounded by serde_json's recursion limit).
+pub fn parse_document(text: &str) -> Result<TreeDocument, TreeFileError> {
+    serde_json::from_str(strip_bom(text)).map_err(|e| TreeFileError::Json(e.to_string()))
+}
+
+/// `text` without a leading byte-order mark, which editors on Windows like to add.
+pub fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+/// Resolves a parsed document against `game`: the fingerprint must match, every word and
+/// pattern must be the game's, and no path may be longer than the game's tries.
+pub fn tree_of(game: &Game, doc: &TreeDocument) -> Result<Tree, TreeFileError> {
     if doc.schema != SCHEMA {
         return Err(TreeFileError::Json(format!(
             "schema {:?}, expected {SCHEMA:?}",
@@ -115,8 +130,14 @@ pub fn from_json(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
             game.fingerprint()
         )));
     }
-    fn node(game: &Game, doc: &NodeDoc) -> Result<Tree, TreeFileError> {
+    fn node(game: &Game, doc: &NodeDoc, depth: u32) -> Result<Tree, TreeFileError> {
         let bad = |why: String| TreeFileError::Line { line: 0, why };
+        if depth > game.tries() {
+            return Err(bad(format!(
+                "the tree is deeper than the game's {} tries",
+                game.tries()
+            )));
+        }
         let guess = game
             .find_guess(&doc.guess)
             .map_err(|e| bad(e.to_string()))?;
@@ -124,7 +145,7 @@ pub fn from_json(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
         let mut branches = Vec::with_capacity(doc.branches.len());
         for b in &doc.branches {
             let pattern = Pattern::parse(&b.pattern, len).map_err(|e| bad(e.to_string()))?;
-            branches.push((pattern, node(game, &b.node)?));
+            branches.push((pattern, node(game, &b.node, depth + 1)?));
         }
         branches.sort_by_key(|(p, _)| *p);
         if branches.windows(2).any(|w| w[0].0 == w[1].0) {
@@ -135,7 +156,7 @@ pub fn from_json(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
         }
         Ok(Tree { guess, branches })
     }
-    node(game, &doc.root)
+    node(game, &doc.root, 1)
 }
 
 /// Writes the text format: one line per answer with its whole path, each step as
@@ -214,7 +235,7 @@ pub fn from_text(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
     let mut root: Option<Tree> = None;
     let mut previous: Vec<char> = Vec::new();
     let mut answers_seen = std::collections::HashSet::new();
-    for (index, raw) in text.lines().enumerate() {
+    for (index, raw) in strip_bom(text).lines().enumerate() {
         let line_no = index + 1;
         let bad = |why: String| TreeFileError::Line { line: line_no, why };
         let raw = raw.trim_end_matches('\r');
@@ -234,6 +255,14 @@ pub fn from_text(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
         let tokens: Vec<&str> = line.split_whitespace().collect();
         if tokens.is_empty() || !tokens.len().is_multiple_of(2) {
             return Err(bad("expected pairs of GUESS PATTERNn".into()));
+        }
+        // Deeper paths cannot be played; refusing them also bounds the recursion below.
+        if tokens.len() / 2 > game.tries() as usize {
+            return Err(bad(format!(
+                "{} steps, more than the game's {} tries",
+                tokens.len() / 2,
+                game.tries()
+            )));
         }
         let mut steps = Vec::new();
         for (k, pair) in tokens.chunks(2).enumerate() {

@@ -26,12 +26,25 @@ fn unknown_words_are_reported_as_typed() {
     let (game, _) = preset("pokemon-today");
     assert_eq!(
         game.find_guess("ナゾ"),
-        Err(Error::UnknownWord("ナゾ".into()))
+        Err(Error::UnknownWord {
+            word: "ナゾ".into(),
+            suggestions: Vec::new()
+        })
     );
     assert_eq!(
         game.find_guess(" ピカチュウ "),
         game.find_guess("ピカチュウ")
     );
+    // A typo gets the closest allowed guesses, closest first, in plain text.
+    let typo = game.find_guess("レントラ").unwrap_err();
+    assert_eq!(
+        typo.to_string(),
+        "\"レントラ\" is not an allowed guess in this game; did you mean レントラー or ガントル?"
+    );
+    // Half-width katakana and hiragana are the same word as katakana.
+    assert_eq!(game.find_guess("ﾚﾝﾄﾗｰ"), game.find_guess("レントラー"));
+    assert_eq!(game.find_guess("れんとらー"), game.find_guess("レントラー"));
+    assert_eq!(game.find_guess("ポリゴンz"), game.find_guess("ポリゴンＺ"));
     // Allowed as a guess (generation 5), but pokemon-today's answers stop at #493.
     assert_eq!(
         game.find_answer("ココロモリ"),
@@ -219,10 +232,53 @@ fn history_steps_are_read_in_any_notation_and_errors_say_why() {
     ));
     assert_eq!(
         Step::parse(&game, "ナゾ=灰灰"),
-        Err(Error::UnknownWord("ナゾ".into()))
+        Err(Error::UnknownWord {
+            word: "ナゾ".into(),
+            suggestions: Vec::new()
+        })
     );
     assert!(matches!(
         Step::parse(&game, "レントラー=灰灰灰緑"),
         Err(Error::BadPattern { .. })
     ));
+}
+
+#[test]
+fn custom_lists_are_read_like_typed_words() {
+    let game = Game::new(
+        "custom",
+        WordListInput::from_words("guesses", &["crane", "Salet"]),
+        WordListInput::from_words("answers", &["CRANE", "SLATE", "TRACE"]),
+        6,
+        PatternStyle::Letters,
+    )
+    .expect("game");
+    // CRANE in the answers is the guess crane, not a second word.
+    assert_eq!(game.guesses().len(), 4);
+    assert_eq!(game.guess_text(0), "crane");
+    assert_eq!(game.guess_text(1), "salet");
+    let crane = game.find_answer("crane").expect("answer");
+    assert_eq!(game.find_answer("CRANE"), Ok(crane));
+    let pattern = hakase_core::feedback(
+        &game.guesses()[game.find_guess("crane").expect("guess") as usize],
+        &game.answers()[crane as usize],
+    );
+    assert!(pattern.is_win());
+    // Two spellings of one word in a list are a duplicate.
+    assert_eq!(
+        Game::new(
+            "custom",
+            WordListInput::from_words("guesses", &["crane", "CRANE"]),
+            WordListInput::from_words("answers", &["crane"]),
+            6,
+            PatternStyle::Letters,
+        )
+        .unwrap_err(),
+        Error::Duplicate {
+            list: "guesses".into(),
+            word: "crane".into(),
+            first: 1,
+            second: 2
+        }
+    );
 }

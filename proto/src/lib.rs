@@ -7,6 +7,7 @@
 pub mod error;
 pub mod game;
 pub mod job;
+pub mod token;
 pub mod tree;
 
 pub use error::ProtoError;

@@ -13,7 +13,7 @@ use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
 use hakase_core::FeedbackTable;
 
 /// The token every test cluster uses.
-pub const TOKEN: &str = "test-token-7f3a";
+pub const TOKEN: &str = "test-token-7f3a-5c0e9b21";
 
 /// The `hakase` binary of this build: `target/<profile>/hakase`, next to the directory that
 /// holds the test executable. Built by `cargo test --workspace` (the coordinator package's

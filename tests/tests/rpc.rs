@@ -24,6 +24,9 @@ fn code<T>(result: Result<T, tonic::Status>) -> Code {
     }
 }
 
+/// A well-formed token that is not the coordinator's.
+const WRONG: &str = "wrong-token-0123456789";
+
 #[test]
 fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
     let game_name = "pokemon-gen:1";
@@ -38,11 +41,28 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
         &["--game", game_name, "--lease-secs", "2"],
     );
 
-    // Worker processes with a wrong token or for another game give up with an error.
-    let mut wrong_token = start_worker(&dir, "badtoken", &url, &["--token", "nope"]);
+    // Worker processes with a short or wrong token or for another game give up with an
+    // error that says why.
+    let mut short_token = start_worker(&dir, "shorttoken", &url, &["--token", "nope"]);
+    assert!(!short_token.wait(Duration::from_secs(60)).success());
+    assert!(
+        short_token
+            .errors()
+            .contains("the token has 4 characters, fewer than 16"),
+        "{}",
+        short_token.errors()
+    );
+    let mut wrong_token = start_worker(
+        &dir,
+        "badtoken",
+        &url,
+        &["--token", "wrong-token-0123456789"],
+    );
     assert!(!wrong_token.wait(Duration::from_secs(60)).success());
     assert!(
-        wrong_token.errors().contains("token"),
+        wrong_token
+            .errors()
+            .contains("coordinator refused the worker: the coordinator refused the token"),
         "{}",
         wrong_token.errors()
     );
@@ -69,13 +89,23 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             Code::Unauthenticated
         );
         let mut wrong =
-            ClusterClient::with_interceptor(ch.clone(), Auth::new("wrong").expect("auth"));
+            ClusterClient::with_interceptor(ch.clone(), Auth::new(WRONG).expect("auth"));
         assert_eq!(
             code(wrong.register(register.clone()).await),
             Code::Unauthenticated
         );
+        // `Bearer ` with nothing after it is no token at all.
+        let mut empty = ClusterClient::with_interceptor(ch.clone(), |mut r: tonic::Request<()>| {
+            r.metadata_mut()
+                .insert("authorization", "Bearer ".parse().expect("header"));
+            Ok(r)
+        });
+        assert_eq!(
+            code(empty.register(register.clone()).await),
+            Code::Unauthenticated
+        );
         let mut admin_wrong =
-            AdminClient::with_interceptor(ch.clone(), Auth::new("wrong").expect("auth"));
+            AdminClient::with_interceptor(ch.clone(), Auth::new(WRONG).expect("auth"));
         assert_eq!(
             code(admin_wrong.status(StatusRequest {}).await),
             Code::Unauthenticated

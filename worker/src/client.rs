@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use hakase_core::solver::SolverConfig;
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
+use hakase_proto::token::validate_token;
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{
     CompleteRequest, HeartbeatRequest, LeaseRequest, RegisterReply, RegisterRequest,
@@ -25,6 +26,7 @@ use tonic::{Code, Status};
 
 use crate::error::WorkerError;
 use crate::exec::{solve_job, Workbench};
+use crate::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
 
@@ -79,6 +81,7 @@ pub struct Auth(MetadataValue<tonic::metadata::Ascii>);
 impl Auth {
     /// The interceptor for `token`.
     pub fn new(token: &str) -> Result<Auth, WorkerError> {
+        validate_token(token).map_err(|e| WorkerError::Connect(format!("--token: {e}")))?;
         bearer(token)
             .parse()
             .map(Auth)
@@ -139,6 +142,11 @@ pub fn client(opts: &WorkerOptions) -> Result<Client, WorkerError> {
     )
 }
 
+/// True when sled could not take the database's lock (another process holds it).
+fn damage_is_lock(error: &sled::Error) -> bool {
+    crate::sled_guard::SledDamage::Error(error.clone()).is_locked()
+}
+
 /// True for errors that a retry can cure (the coordinator restarting, a dropped link).
 fn transient(status: &Status) -> bool {
     matches!(
@@ -166,12 +174,20 @@ pub async fn run(
     });
     let mut client = client(&opts)?;
     let db = match &opts.cache {
-        Some(dir) => Some(sled::open(dir).map_err(|source| WorkerError::Cache {
-            path: format!(
-                "{} (is another worker using it? give each worker its own --cache)",
-                dir.display()
-            ),
-            source,
+        Some(dir) => Some(crate::sled_guard::open(dir).map_err(|damage| match damage {
+            crate::sled_guard::SledDamage::Error(source) if damage_is_lock(&source) => {
+                WorkerError::Cache {
+                    path: format!(
+                        "{} (is another worker using it? give each worker its own --cache)",
+                        dir.display()
+                    ),
+                    source,
+                }
+            }
+            other => WorkerError::CacheDamaged {
+                path: dir.display().to_string(),
+                why: other.to_string(),
+            },
         })?),
         None => None,
     };
@@ -224,6 +240,7 @@ async fn register(
     stop: &watch::Receiver<bool>,
 ) -> Result<Option<RegisterReply>, WorkerError> {
     let mut backoff = Duration::from_millis(100);
+    let mut tls_failures = 0;
     loop {
         if *stop.borrow() {
             return Ok(None);
@@ -235,14 +252,27 @@ async fn register(
         };
         match client.register(request).await {
             Ok(reply) => return Ok(Some(reply.into_inner())),
+            // Waiting does not make TLS and plain text understand each other.
+            Err(status) if is_tls_failure(&status) && tls_failures + 1 >= MAX_TLS_FAILURES => {
+                return Err(WorkerError::Connect(format!(
+                    "{}: {} (gave up after {MAX_TLS_FAILURES} attempts)",
+                    opts.connect,
+                    explain(&status)
+                )));
+            }
             Err(status) if transient(&status) => {
-                tracing::warn!(code = ?status.code(), message = status.message(), "coordinator unavailable, retrying");
+                tls_failures = if is_tls_failure(&status) {
+                    tls_failures + 1
+                } else {
+                    0
+                };
+                tracing::warn!(code = ?status.code(), error = %explain(&status), "coordinator unavailable, retrying");
                 if wait(stop, backoff).await {
                     return Ok(None);
                 }
                 backoff = (backoff * 2).min(Duration::from_secs(2));
             }
-            Err(status) => return Err(WorkerError::Refused(status.message().to_string())),
+            Err(status) => return Err(WorkerError::Refused(explain(&status))),
         }
     }
 }
@@ -290,7 +320,7 @@ async fn build_bench(
                 .cache
                 .as_ref()
                 .map_or(String::new(), |p| p.display().to_string());
-            Some(Arc::new(SledMemo::open(
+            Some(Arc::new(SledMemo::open_guarded(
                 tree,
                 &reply.fingerprint,
                 opts.memo_entries,
@@ -439,7 +469,7 @@ async fn work(
                     tracing::warn!(message = status.message(), "run changed, registering again");
                     return Ok(Next::Register);
                 }
-                Err(status) => return Err(WorkerError::Refused(status.message().to_string())),
+                Err(status) => return Err(WorkerError::Refused(explain(&status))),
             }
         }
         let lease_due = free > 0 && !finished;
@@ -536,7 +566,7 @@ async fn complete(
                 tracing::warn!(%id, message = status.message(), "result not taken");
                 return Ok(false);
             }
-            Err(status) => return Err(WorkerError::Refused(status.message().to_string())),
+            Err(status) => return Err(WorkerError::Refused(explain(&status))),
         }
     }
 }

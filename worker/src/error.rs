@@ -13,6 +13,17 @@ pub enum WorkerError {
         /// sled's error.
         source: sled::Error,
     },
+    /// The memo database is damaged (sled panicked or found corruption reading it).
+    #[error(
+        "worker cache {path} is damaged: {why}; it only holds a cache: delete the directory \
+         (or give another --cache) and the worker starts with an empty one"
+    )]
+    CacheDamaged {
+        /// The cache directory.
+        path: String,
+        /// What sled said.
+        why: String,
+    },
     /// The coordinator refused us for good (wrong token, different game, bad request).
     #[error("coordinator refused the worker: {0}")]
     Refused(String),

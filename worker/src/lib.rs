@@ -5,9 +5,11 @@
 pub mod client;
 pub mod error;
 pub mod exec;
+pub mod explain;
 pub mod group_commit;
 pub mod joblog;
 pub mod memo;
+pub mod sled_guard;
 
 pub use client::{run, WorkerOptions, WorkerSummary};
 pub use error::WorkerError;

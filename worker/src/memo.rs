@@ -63,6 +63,22 @@ impl SledMemo {
         })
     }
 
+    /// [`SledMemo::open`], with a damaged database reported as
+    /// [`WorkerError::CacheDamaged`] instead of a panic.
+    pub fn open_guarded(
+        tree: sled::Tree,
+        fingerprint: &str,
+        capacity: usize,
+        min_value: u32,
+        label: &str,
+    ) -> Result<SledMemo, WorkerError> {
+        crate::sled_guard::catch(|| SledMemo::open(tree, fingerprint, capacity, min_value, label))
+            .map_err(|why| WorkerError::CacheDamaged {
+            path: label.to_string(),
+            why: format!("sled failed reading it: {why}"),
+        })?
+    }
+
     /// Facts found on disk when the memo was opened.
     pub fn loaded(&self) -> usize {
         self.loaded

@@ -25,6 +25,17 @@ pub enum ClusterError {
         /// The decoder's message.
         why: String,
     },
+    /// The database files are damaged (sled panicked or found corruption opening them).
+    #[error(
+        "run {path} is damaged: {why}; its results can be recomputed: move the directory \
+         away and run the same solve (or coordinator) command again"
+    )]
+    Damaged {
+        /// The database directory.
+        path: PathBuf,
+        /// What sled said.
+        why: String,
+    },
     /// The database holds a run of another game or other options.
     #[error(
         "run database {path} holds a run of {stored}; this command asks for {requested}. \

@@ -5,9 +5,10 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use hakase_proto::job::{JobAnswer, JobId};
+use hakase_proto::token::TokenSet;
 use hakase_proto::v1::admin_server::{Admin, AdminServer};
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
@@ -29,29 +30,32 @@ pub const MAX_LEASE: u32 = 1024;
 /// Most job ids one heartbeat may carry.
 pub const MAX_HEARTBEAT_IDS: usize = 65_536;
 
+/// The tokens a running server accepts; replace the set inside to revoke or add tokens
+/// without a restart (the coordinator does on SIGHUP).
+pub type SharedTokens = Arc<RwLock<TokenSet>>;
+
 /// How the server listens.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
     /// Address to listen on (port 0 picks a free one; the bound address is logged).
     pub listen: SocketAddr,
-    /// The shared token workers and admins must present.
-    pub token: String,
+    /// The tokens workers and admins may present.
+    pub tokens: SharedTokens,
     /// PEM certificate and key for TLS.
     pub tls: Option<(PathBuf, PathBuf)>,
 }
 
-/// Checks the `authorization: Bearer <token>` metadata of every call.
+/// Checks the `authorization: Bearer <token>` metadata of every call against the accepted
+/// tokens, in constant time; `Bearer ` with nothing after it is refused like a wrong token.
 #[derive(Clone)]
 pub struct CheckToken {
-    expected: Arc<Vec<u8>>,
+    tokens: SharedTokens,
 }
 
 impl CheckToken {
-    /// Accepts `token` only.
-    pub fn new(token: &str) -> CheckToken {
-        CheckToken {
-            expected: Arc::new(hakase_proto::bearer(token).into_bytes()),
-        }
+    /// Accepts the tokens in `tokens` (as they are at each call).
+    pub fn new(tokens: SharedTokens) -> CheckToken {
+        CheckToken { tokens }
     }
 }
 
@@ -62,14 +66,11 @@ impl Interceptor for CheckToken {
             .get(AUTH_HEADER)
             .map(|v| v.as_bytes())
             .unwrap_or_default();
-        // Constant-time comparison: the token is a password.
-        let same = given.len() == self.expected.len()
-            && given
-                .iter()
-                .zip(self.expected.iter())
-                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-                == 0;
-        if same {
+        let accepted = match self.tokens.read() {
+            Ok(tokens) => tokens.check_header(given).is_some(),
+            Err(_) => false,
+        };
+        if accepted {
             Ok(request)
         } else {
             Err(Status::unauthenticated(
@@ -282,7 +283,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ClusterError> {
     let services = Services::new(engine);
-    let auth = CheckToken::new(&opts.token);
+    let auth = CheckToken::new(opts.tokens.clone());
     let cluster = InterceptedService::new(
         ClusterServer::new(services.clone())
             .max_decoding_message_size(MAX_MESSAGE_BYTES)

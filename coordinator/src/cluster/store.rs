@@ -113,7 +113,15 @@ impl Store {
             path: path.to_path_buf(),
             source,
         };
-        let db = sled::open(path).map_err(err)?;
+        let db = hakase_worker::sled_guard::open(path).map_err(|damage| match damage {
+            hakase_worker::sled_guard::SledDamage::Error(source) if damage.is_locked() => {
+                err(source)
+            }
+            other => ClusterError::Damaged {
+                path: path.to_path_buf(),
+                why: other.to_string(),
+            },
+        })?;
         let meta = db.open_tree("meta").map_err(err)?;
         let jobs = db.open_tree("jobs").map_err(err)?;
         let results = db.open_tree("results").map_err(err)?;

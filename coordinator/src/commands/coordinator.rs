@@ -3,20 +3,21 @@
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::plan::PlanParams;
 use hakase_coordinator::cluster::progress::RunProgress;
 use hakase_coordinator::cluster::report;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
-use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
+use hakase_coordinator::cluster::server::{bind, serve, ServeOptions, SharedTokens};
 use hakase_core::solver::{Mode, Objective, SolverConfig};
+use hakase_proto::token::TokenSet;
 
 use crate::game_args::GameArgs;
 
@@ -114,9 +115,23 @@ pub struct Coordinator {
     /// The run database directory.
     #[arg(long, value_name = "DIR", default_value = "hakase-data")]
     pub db: PathBuf,
-    /// Shared token workers and admins must present.
-    #[arg(long, env = "HAKASE_TOKEN", hide_env_values = true)]
-    pub token: String,
+    /// Shared token workers and admins must present: at least 16 printable characters,
+    /// e.g. from `openssl rand -hex 32`.
+    #[arg(
+        long,
+        env = "HAKASE_TOKEN",
+        hide_env_values = true,
+        required_unless_present = "tokens_file"
+    )]
+    pub token: Option<String>,
+    /// Per-worker tokens: one `NAME TOKEN` line each (# comments allowed). Revoke one by
+    /// deleting its line and sending SIGHUP (or restarting); accepted next to --token.
+    #[arg(long, value_name = "FILE")]
+    pub tokens_file: Option<PathBuf>,
+    /// Allow a non-loopback --listen address without TLS. Tokens, jobs and results then
+    /// travel in clear: use only on a network you trust.
+    #[arg(long)]
+    pub insecure: bool,
     /// TLS certificate (PEM); with --tls-key, serve over TLS.
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     pub tls_cert: Option<PathBuf>,
@@ -153,7 +168,13 @@ impl Coordinator {
     /// Runs the coordinator until the run is over or a signal arrives.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         init_logging(self.log_format);
+        let tokens = Arc::new(RwLock::new(self.tokens()?));
+        self.check_transport()?;
+        if let Some(path) = &self.tree_out {
+            super::guard::check_output_path(path, "--tree-out")?;
+        }
         let game = self.game.load()?;
+        super::guard::check_max_guesses(&game, self.run.max_guesses)?;
         let config = self.run.config();
         let engine = Arc::new(
             Engine::new(game, config, &self.db, self.cut.params())
@@ -169,53 +190,118 @@ impl Coordinator {
             let (engine, stop) = (engine.clone(), stop.clone());
             std::thread::spawn(move || engine.drive(&stop))
         };
-        let finished = runtime.block_on(self.serve_until_done(engine.clone(), stop.clone()));
+        let finished =
+            runtime.block_on(self.serve_until_done(engine.clone(), stop.clone(), tokens));
         stop.store(true, Ordering::Relaxed);
         engine.poke();
         let _ = driver.join();
         engine.flush().context("flushing the run database")?;
         match finished? {
-            false => {
-                writeln!(
-                    out,
-                    "interrupted; finished jobs are saved in {} — run the same command again to resume",
-                    self.db.display()
-                )?;
-                Ok(())
-            }
+            false => Err(super::guard::Interrupted::now(format!(
+                "finished jobs are saved in {} — run the same command again to resume",
+                self.db.display()
+            ))
+            .into()),
             true => {
                 let solution = engine
                     .wait(Duration::ZERO)?
                     .context("the run ended without a solution")?;
+                if self.json {
+                    let mut doc = report::to_json(engine.game, &solution);
+                    doc["status"] = serde_json::to_value(engine.snapshot())?;
+                    super::write_json(out, &doc)?;
+                } else {
+                    report::write_text(out, engine.game, engine.table, &solution, self.top)?;
+                }
+                // After the result is printed: a failed write loses only the file.
                 if let (Some(path), Some(tree)) = (&self.tree_out, &solution.tree) {
                     let doc = hakase_core::treefile::to_json(
                         engine.game,
                         tree,
-                        serde_json::json!({"proven": solution.proven, "config": solution.config}),
+                        serde_json::json!({
+                            "proven": solution.proven,
+                            "config": solution.config,
+                            "total": solution.best.map(|b| b.outcome.value()),
+                            "guesses_left": solution.guesses_left,
+                        }),
                     );
                     std::fs::write(path, doc)
                         .with_context(|| format!("writing {}", path.display()))?;
                 }
-                if self.json {
-                    let mut doc = report::to_json(engine.game, &solution);
-                    doc["status"] = serde_json::to_value(engine.snapshot())?;
-                    super::write_json(out, &doc)
-                } else {
-                    report::write_text(out, engine.game, engine.table, &solution, self.top)?;
-                    Ok(())
-                }
+                Ok(())
             }
         }
     }
 
+    /// The accepted tokens: --token and the lines of --tokens-file, each checked.
+    fn tokens(&self) -> Result<TokenSet> {
+        read_tokens(self.token.as_deref(), self.tokens_file.as_deref())
+    }
+
+    /// Refuses to serve in clear beyond this machine unless --insecure says so, and warns
+    /// when it does.
+    fn check_transport(&self) -> Result<()> {
+        if self.tls_cert.is_some() || self.listen.ip().is_loopback() {
+            return Ok(());
+        }
+        if !self.insecure {
+            bail!(
+                "refusing to listen on {} without TLS: the token, the game and every job and \
+                 result would travel in clear. Give --tls-cert and --tls-key, listen on \
+                 127.0.0.1 (and reach it through an ssh tunnel), or pass --insecure on a \
+                 network you trust",
+                self.listen
+            );
+        }
+        eprintln!(
+            "warning: serving on {} without TLS (--insecure): the token, jobs and results \
+             travel in clear; anyone who can watch the network can take the token and join or \
+             read the run",
+            self.listen
+        );
+        Ok(())
+    }
+
+    /// Re-reads the tokens on every SIGHUP, so a revoked worker token stops working without
+    /// a restart. A file that no longer reads keeps the old tokens.
+    #[cfg(unix)]
+    fn reload_tokens_on_hangup(&self, tokens: SharedTokens) -> Result<()> {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut hangup = signal(SignalKind::hangup()).context("listening for SIGHUP")?;
+        let (token, tokens_file) = (self.token.clone(), self.tokens_file.clone());
+        tokio::spawn(async move {
+            while hangup.recv().await.is_some() {
+                match read_tokens(token.as_deref(), tokens_file.as_deref()) {
+                    Ok(fresh) => {
+                        tracing::info!(tokens = fresh.len(), "tokens reloaded");
+                        if let Ok(mut slot) = tokens.write() {
+                            *slot = fresh;
+                        }
+                    }
+                    Err(err) => {
+                        tracing::warn!(error = %format!("{err:#}"), "tokens not reloaded; keeping the old ones")
+                    }
+                }
+            }
+        });
+        Ok(())
+    }
+
     /// Serves until the run is over (true) or a signal arrives (false).
-    async fn serve_until_done(&self, engine: Arc<Engine>, stop: Arc<AtomicBool>) -> Result<bool> {
+    async fn serve_until_done(
+        &self,
+        engine: Arc<Engine>,
+        stop: Arc<AtomicBool>,
+        tokens: SharedTokens,
+    ) -> Result<bool> {
         let (listener, local) = bind(self.listen).await?;
         eprintln!("hakase coordinator listening on {local}");
         tracing::info!(%local, game = engine.game.name(), fingerprint = engine.game.fingerprint(), "listening");
+        #[cfg(unix)]
+        self.reload_tokens_on_hangup(tokens.clone())?;
         let options = ServeOptions {
             listen: local,
-            token: self.token.clone(),
+            tokens,
             tls: self.tls_cert.clone().zip(self.tls_key.clone()),
         };
         let (done_tx, done_rx) = tokio::sync::watch::channel(false);
@@ -230,7 +316,11 @@ impl Coordinator {
                     r = done_rx.wait_for(|d| *d) => r.is_ok(),
                 };
                 if finished {
-                    tokio::time::sleep(linger).await;
+                    // Linger so workers hear the run is over, but not past a signal.
+                    tokio::select! {
+                        _ = tokio::time::sleep(linger) => {}
+                        _ = shutdown_signal() => {}
+                    }
                 } else {
                     interrupted.store(true, Ordering::Relaxed);
                 }
@@ -269,4 +359,21 @@ impl Coordinator {
         drop(watcher);
         Ok(finished)
     }
+}
+
+/// Reads and checks `--token` and the lines of `--tokens-file`.
+fn read_tokens(token: Option<&str>, tokens_file: Option<&Path>) -> Result<TokenSet> {
+    let mut tokens = TokenSet::default();
+    if let Some(token) = token {
+        tokens = TokenSet::single(token).context("--token (or HAKASE_TOKEN)")?;
+    }
+    if let Some(path) = tokens_file {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("reading --tokens-file {}", path.display()))?;
+        tokens.extend(
+            TokenSet::parse_file(&text)
+                .with_context(|| format!("--tokens-file {}", path.display()))?,
+        );
+    }
+    Ok(tokens)
 }

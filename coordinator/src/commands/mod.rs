@@ -10,6 +10,7 @@ pub mod evaluate;
 pub mod export;
 pub mod feedback;
 pub mod games;
+pub mod guard;
 pub mod play;
 pub mod plot;
 pub mod puzzle;

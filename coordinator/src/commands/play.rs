@@ -58,15 +58,20 @@ pub fn session(
     )?;
     let mut steps: Vec<Step> = Vec::new();
     let mut proposed = show(oracle, run, &steps, out)?;
-    let mut line = String::new();
+    let mut bytes = Vec::new();
     loop {
         write!(out, "> ")?;
         out.flush()?;
-        line.clear();
-        if input.read_line(&mut line)? == 0 {
+        bytes.clear();
+        if input.read_until(b'\n', &mut bytes)? == 0 {
             writeln!(out)?;
             return Ok(());
         }
+        // One garbled line (a terminal in another encoding) is answered, not fatal.
+        let Ok(line) = std::str::from_utf8(&bytes) else {
+            writeln!(out, "? that line is not valid UTF-8; type it again")?;
+            continue;
+        };
         let parsed = match read_input(game, line.trim(), proposed) {
             Ok(p) => p,
             Err(e) => {

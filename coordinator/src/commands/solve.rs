@@ -148,10 +148,16 @@ impl Solve {
 
     /// Solves in this process and prints the result.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        // Flags that would waste a long solve are refused before it starts.
+        if let Some(path) = &self.tree_out {
+            super::guard::check_output_path(path, "--tree-out")?;
+        }
+        super::guard::check_threads(self.threads)?;
         let loaded = self
             .game
             .load_for_first(self.first.as_deref(), self.allow_any_first)?;
         let (game, table) = (&loaded.game, &loaded.table);
+        super::guard::check_max_guesses(game, self.max_guesses)?;
         let config = self.config();
         if config.top_k == Some(0) {
             bail!("--top-k must be at least 1");
@@ -179,14 +185,27 @@ impl Solve {
         let solution = solver.solve_game(first, &|p| reporter.report(game, p));
         reporter.finish();
         let elapsed = started.elapsed();
-        if let Some(path) = &self.tree_out {
-            write_tree(game, table, &solution, path, self.format)?;
-        }
         let summary = Summary::new(game, &solution, self.top, elapsed, solver.nodes_searched());
         if self.json {
-            return write_json(out, &summary);
+            write_json(out, &summary)?;
+        } else {
+            summary.print(out)?;
         }
-        summary.print(out)
+        // The result is printed first: a failed write loses only the file.
+        self.write_tree_out(game, table, &solution)
+    }
+
+    /// Writes --tree-out, if asked.
+    fn write_tree_out(
+        &self,
+        game: &Game,
+        table: &hakase_core::FeedbackTable,
+        solution: &Solution,
+    ) -> Result<()> {
+        match &self.tree_out {
+            Some(path) => write_tree(game, table, solution, path, self.format),
+            None => Ok(()),
+        }
     }
 }
 
@@ -237,19 +256,15 @@ impl Solve {
             .with_context(|| format!("solving with the run database {}", db.display()))?;
         progress.finish();
         let Some(outcome) = outcome else {
-            writeln!(
-                out,
-                "interrupted; finished work is saved in {} — run the same command again to resume",
+            return Err(super::guard::Interrupted::now(format!(
+                "finished work is saved in {} — run the same command again to resume",
                 db.display()
-            )?;
-            return Ok(());
+            ))
+            .into());
         };
         let loaded = self.game.load_with_table()?;
         let (game, table) = (&loaded.game, &loaded.table);
         let solution = &outcome.solution;
-        if let Some(path) = &self.tree_out {
-            write_tree(game, table, solution, path, self.format)?;
-        }
         let summary = Summary::new(
             game,
             solution,
@@ -258,11 +273,12 @@ impl Solve {
             outcome.snapshot.counters.nodes,
         );
         if self.json {
-            return write_json(out, &summary);
+            write_json(out, &summary)?;
+        } else {
+            summary.print(out)?;
+            report::write_chart(out, game, table, solution)?;
         }
-        summary.print(out)?;
-        report::write_chart(out, game, table, solution)?;
-        Ok(())
+        self.write_tree_out(game, table, solution)
     }
 }
 

@@ -8,6 +8,7 @@ use clap::Args;
 use hakase_proto::v1::admin_client::AdminClient;
 use hakase_proto::v1::StatusRequest;
 use hakase_worker::client::{channel, Auth};
+use hakase_worker::explain::explain;
 use serde_json::json;
 
 /// Show a coordinator's progress: jobs, first guesses settled, best so far, ranking.
@@ -41,7 +42,7 @@ impl Status {
                 .status(StatusRequest {})
                 .await
                 .map(|r| r.into_inner())
-                .map_err(|s| anyhow::anyhow!("{}: {}", self.connect, s.message()))
+                .map_err(|s| anyhow::anyhow!("{}: {}", self.connect, explain(&s)))
         })?;
         if self.json {
             let ranking: Vec<_> = reply

@@ -3,8 +3,9 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use hakase_core::claims::StatedFacts;
 use hakase_core::solver::Mode;
 use hakase_core::{treefile, verify};
 use serde::Serialize;
@@ -40,6 +41,11 @@ pub struct Verify {
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+
+    /// Fail (exit status 1) when the file's stated facts (game, total, guesses left, mode)
+    /// disagree with what checking the tree finds; by default they are reported only.
+    #[arg(long)]
+    pub strict_meta: bool,
 }
 
 /// Tree file formats.
@@ -59,6 +65,8 @@ struct Report {
     total: u64,
     mean: f64,
     worst: u32,
+    /// Stated facts of the file that the check contradicts.
+    mismatches: Vec<String>,
 }
 
 impl Verify {
@@ -67,6 +75,7 @@ impl Verify {
         let game = self.game.load()?;
         let text = std::fs::read_to_string(&self.tree)
             .with_context(|| format!("reading {}", self.tree.display()))?;
+        let text = treefile::strip_bom(&text);
         let format = self
             .format
             .unwrap_or(if text.trim_start().starts_with('{') {
@@ -74,11 +83,18 @@ impl Verify {
             } else {
                 FileFormat::Text
             });
-        let tree = match format {
-            FileFormat::Json => treefile::from_json(&game, &text),
-            FileFormat::Text => treefile::from_text(&game, &text),
-        }
-        .with_context(|| format!("reading the tree in {}", self.tree.display()))?;
+        let reading = || format!("reading the tree in {}", self.tree.display());
+        let (tree, facts) = match format {
+            FileFormat::Json => {
+                let doc = treefile::parse_document(text).with_context(reading)?;
+                let tree = treefile::tree_of(&game, &doc).with_context(reading)?;
+                (tree, Some(StatedFacts::of(&doc)))
+            }
+            FileFormat::Text => (
+                treefile::from_text(&game, text).with_context(reading)?,
+                None,
+            ),
+        };
         let mode = if self.hard {
             Mode::Hard
         } else if self.strict {
@@ -88,6 +104,7 @@ impl Verify {
         };
         let evaluation = verify::verify(&game, &tree, mode)
             .with_context(|| format!("{} is not a valid strategy", self.tree.display()))?;
+        let mismatches = facts.map_or_else(Vec::new, |f| f.mismatches(&game, &evaluation, mode));
         let report = Report {
             game: game.name().to_string(),
             answers: game.answers().len(),
@@ -95,9 +112,11 @@ impl Verify {
             total: evaluation.total,
             mean: evaluation.mean(),
             worst: evaluation.worst,
+            mismatches,
         };
         if self.json {
-            return write_json(out, &report);
+            write_json(out, &report)?;
+            return self.judge_meta(&report.mismatches);
         }
         let distribution: Vec<String> = report
             .distribution
@@ -111,6 +130,21 @@ impl Verify {
             report.answers, report.total, report.mean, report.worst
         )?;
         writeln!(out, "guesses needed: {}", distribution.join("  "))?;
+        for mismatch in &report.mismatches {
+            writeln!(out, "metadata mismatch: {mismatch}")?;
+        }
+        self.judge_meta(&report.mismatches)
+    }
+
+    /// With --strict-meta, a mismatch between stated and found facts is an error.
+    fn judge_meta(&self, mismatches: &[String]) -> Result<()> {
+        if self.strict_meta && !mismatches.is_empty() {
+            bail!(
+                "{}: {} stated fact(s) of the file are false (--strict-meta)",
+                self.tree.display(),
+                mismatches.len()
+            );
+        }
         Ok(())
     }
 }

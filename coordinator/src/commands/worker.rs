@@ -66,6 +66,7 @@ impl Worker {
     /// Runs the worker until the run is over or a signal arrives.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         init_logging(self.log_format);
+        super::guard::check_threads(self.threads)?;
         let threads = self
             .threads
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))

@@ -12,6 +12,8 @@ use serde::Serialize;
 use thiserror::Error;
 
 use super::custom;
+use hakase_worker::sled_guard::{self, SledDamage};
+
 use crate::cluster::store::Manifest;
 
 /// The data directory used when no `--data` is given; each run lives in `<data>/<name>/`.
@@ -31,6 +33,12 @@ pub enum RunError {
         /// Where the name was looked up.
         under: PathBuf,
     },
+    /// A file where a run directory or name was expected (a tree file, say).
+    #[error(
+        "{0} is a file, not a run: --run takes a run directory or the name of one under the \
+         data directory (see `hakase runs`); a tree file is checked with `hakase verify FILE`"
+    )]
+    File(PathBuf),
     /// A directory without a run database in it.
     #[error("{0} is not a run database")]
     NotARun(PathBuf),
@@ -79,6 +87,17 @@ pub enum RunError {
         stored: String,
         /// Fingerprint of the preset today.
         now: String,
+    },
+    /// The database files are damaged: sled panicked or found corruption reading them.
+    #[error(
+        "run {path} is damaged: {why}; its results can be recomputed: move the directory \
+         away and run its solve again with the same game and options"
+    )]
+    Damaged {
+        /// The run directory.
+        path: PathBuf,
+        /// What sled said.
+        why: String,
     },
     /// The run is not finished: it has no optimal tree to answer from yet.
     #[error("run {0} is not finished: it has no optimal tree yet (resume its solve first)")]
@@ -189,6 +208,9 @@ pub fn resolve(spec: &str, data: &Path) -> Result<PathBuf, RunError> {
     if direct.is_dir() {
         return Err(RunError::NotARun(direct));
     }
+    if direct.is_file() {
+        return Err(RunError::File(direct));
+    }
     if named.is_dir() {
         return Err(RunError::NotARun(named));
     }
@@ -244,29 +266,34 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
 }
 
 /// The manifest and solution, read with sled and the database closed again before returning.
-/// The records are the JSON the run store writes (`meta/manifest`, `meta/solution`).
+/// The records are the JSON the run store writes (`meta/manifest`, `meta/solution`). sled
+/// panics on some damaged files: the open and the reads run isolated, so damage becomes
+/// [`RunError::Damaged`] and never takes the process down.
 fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>), RunError> {
-    let open_err = |e: sled::Error| {
-        let text = e.to_string();
-        if text.contains("could not acquire lock") || text.contains("WouldBlock") {
+    let damaged = |why: String| RunError::Damaged {
+        path: path.to_path_buf(),
+        why,
+    };
+    let open_err = |e: SledDamage| {
+        if e.is_locked() {
             RunError::InUse(path.to_path_buf())
+        } else if matches!(e, SledDamage::Panicked(_))
+            || matches!(e, SledDamage::Error(sled::Error::Corruption { .. }))
+        {
+            damaged(e.to_string())
         } else {
             RunError::Open {
                 path: path.to_path_buf(),
-                why: text,
+                why: e.to_string(),
             }
         }
     };
     // Another query may hold the lock for the few milliseconds its read takes: retry for a
     // moment before concluding that a writer holds the run.
+    let config = sled::Config::new().path(path).flush_every_ms(None);
     let mut attempt = 0;
     let db = loop {
-        match sled::Config::new()
-            .path(path)
-            .flush_every_ms(None)
-            .open()
-            .map_err(open_err)
-        {
+        match sled_guard::open_config(&config).map_err(open_err) {
             Err(RunError::InUse(_)) if attempt < LOCK_RETRIES => {
                 attempt += 1;
                 std::thread::sleep(std::time::Duration::from_millis(10));
@@ -274,26 +301,29 @@ fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>), RunError> {
             other => break other?,
         }
     };
-    let meta = db.open_tree("meta").map_err(open_err)?;
+    let (manifest, solution) = sled_guard::isolate(|| {
+        let meta = db.open_tree("meta")?;
+        Ok::<_, sled::Error>((meta.get("manifest")?, meta.get("solution")?))
+    })
+    .map_err(open_err)?;
+    drop(db);
     let corrupt = |what, why: String| RunError::Corrupt {
         path: path.to_path_buf(),
         what,
         why,
     };
-    let manifest: Manifest = match meta.get("manifest").map_err(open_err)? {
+    let manifest: Manifest = match manifest {
         Some(bytes) => {
             serde_json::from_slice(&bytes).map_err(|e| corrupt("the manifest", e.to_string()))?
         }
         None => return Err(RunError::NotARun(path.to_path_buf())),
     };
-    let solution: Option<Solution> = match meta.get("solution").map_err(open_err)? {
+    let solution: Option<Solution> = match solution {
         Some(bytes) => Some(
             serde_json::from_slice(&bytes).map_err(|e| corrupt("the solution", e.to_string()))?,
         ),
         None => None,
     };
-    drop(meta);
-    drop(db);
     Ok((manifest, solution))
 }
 
