@@ -99,6 +99,8 @@ struct Entry {
     state: JobState,
     priority: (u32, u32, u32),
     completions: u32,
+    /// The first-guess index of a whole first-guess job.
+    first: Option<u32>,
 }
 
 struct Worker {
@@ -128,6 +130,9 @@ pub struct Leased {
     pub spec: Arc<JobSpec>,
     /// The cutoff.
     pub beta: u32,
+    /// The first-guess index of a whole first-guess job (workers tighten its cutoff with
+    /// the incumbent they hear of).
+    pub first: Option<u32>,
 }
 
 /// The engine of one run.
@@ -193,6 +198,7 @@ impl Engine {
                     state: JobState::Idle,
                     priority: (u32::MAX, 0, 0),
                     completions: record.completions,
+                    first: None,
                 },
             );
         }
@@ -288,7 +294,11 @@ impl Engine {
             let expiry = Instant::now() + self.params.lease;
             let expiry_ms = unix_millis() + self.params.lease.as_millis() as u64;
             let State {
-                queue, jobs, known, ..
+                queue,
+                jobs,
+                known,
+                planner,
+                ..
             } = &mut *state;
             while out.len() < max {
                 let Some(key) = queue.pop_first() else {
@@ -301,6 +311,8 @@ impl Engine {
                 let JobState::Queued { beta } = entry.state else {
                     continue;
                 };
+                // The incumbent may have improved since the job was queued.
+                let beta = entry.first.map_or(beta, |i| beta.min(planner.cutoff(i as usize)));
                 if answers(known.get(&id), beta) {
                     entry.state = JobState::Idle;
                     continue;
@@ -310,6 +322,7 @@ impl Engine {
                     id,
                     spec: entry.spec.clone(),
                     beta,
+                    first: entry.first,
                 });
                 records.push((
                     id,
@@ -346,6 +359,15 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The best total known and its first guess's index in search order, for workers to
+    /// tighten the cutoffs of the first-guess jobs they hold.
+    pub fn incumbent(&self) -> Option<(u32, u32)> {
+        self.lock()
+            .planner
+            .incumbent()
+            .map(|(value, at)| (value, at as u32))
     }
 
     /// The spec of a job this run created.
@@ -518,8 +540,10 @@ impl Engine {
                     state: JobState::Idle,
                     priority: request.priority,
                     completions: 0,
+                    first: request.first,
                 }
             });
+            entry.first = request.first;
             match entry.state {
                 JobState::Leased { .. } => {}
                 JobState::Idle | JobState::Queued { .. } => {

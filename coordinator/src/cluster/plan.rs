@@ -25,6 +25,9 @@ use hakase_proto::job::{JobId, JobKind, JobSpec};
 /// How the plan cuts the search into jobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlanParams {
+    /// Each first guess is one job (`evaluate_guess(root, g, β)`, exactly as the in-memory
+    /// search runs it), so no pruning is lost; false cuts every first guess into its parts.
+    pub whole_first: bool,
     /// Parts of at most this many answers are solved by the coordinator itself.
     pub inline_max: usize,
     /// Parts of at least this many answers are split by their second guesses.
@@ -36,6 +39,7 @@ pub struct PlanParams {
 impl Default for PlanParams {
     fn default() -> Self {
         PlanParams {
+            whole_first: true,
             inline_max: 4,
             split_min: usize::MAX,
             split_window: 4,
@@ -54,6 +58,9 @@ pub struct Request {
     pub beta: u32,
     /// Queue order: first-guess index, then part and second-guess rank.
     pub priority: (u32, u32, u32),
+    /// For a whole first-guess job, the first guess's index in search order (its cutoff
+    /// follows the incumbent).
+    pub first: Option<u32>,
 }
 
 /// What is known about each job: the strongest outcome received.
@@ -103,6 +110,8 @@ struct Split {
 struct First {
     status: Status,
     parts: Vec<Part>,
+    /// The first guess as one job, when it is not cut into parts.
+    whole: Option<(JobId, Arc<JobSpec>)>,
 }
 
 /// One budget's search: the first guesses in order and what is known of each.
@@ -280,6 +289,15 @@ impl Planner {
 
     /// Splits the root by first guess `i` and decides how each part is solved.
     fn materialise(&mut self, i: usize) {
+        if self.params.whole_first {
+            let spec = JobSpec {
+                kind: JobKind::Guess(self.level.order[i].guess),
+                node: self.level.root.clone(),
+            };
+            let id = spec.id(&self.fingerprint, &self.config);
+            self.level.firsts[i].whole = Some((id, Arc::new(spec)));
+            return;
+        }
         let game = self.solver.game();
         let table = self.solver.table();
         let guess = self.level.order[i].guess;
@@ -344,6 +362,27 @@ impl Planner {
         known: &Known,
         requests: Option<&mut Vec<Request>>,
     ) -> Status {
+        if let Some((id, spec)) = &self.level.firsts[i].whole {
+            let lower = self.level.order[i].lower;
+            return match known.get(id) {
+                Some(Outcome::Exact { value, .. }) => Status::Exact(*value),
+                Some(Outcome::AtLeast(bound)) if (*bound).max(lower) >= beta => {
+                    Status::Pruned((*bound).max(lower))
+                }
+                _ => {
+                    if let Some(requests) = requests {
+                        requests.push(Request {
+                            id: *id,
+                            spec: spec.clone(),
+                            beta,
+                            priority: (i as u32, 0, 0),
+                            first: Some(i as u32),
+                        });
+                    }
+                    Status::Open
+                }
+            };
+        }
         let n = self.level.root.candidates.len() as u32;
         let (fingerprint, config, window) =
             (&self.fingerprint, &self.config, self.params.split_window);
@@ -376,6 +415,7 @@ impl Planner {
                         spec: spec.clone(),
                         beta: part_beta,
                         priority: (priority.0, priority.1, 0),
+                        first: None,
                     }),
                     Source::Split(split) => split.request(
                         &part.node,
@@ -410,8 +450,22 @@ impl Planner {
                 Some((i, FirstGuessValue { guess, outcome }))
             })
             .collect();
-        ranked.sort_by_key(|(i, v)| (!v.outcome.is_exact(), v.outcome.value(), *i));
+        // The in-memory solver's order: by value, an exact value before a bound equal to it,
+        // then search order.
+        ranked.sort_by_key(|(i, v)| (v.outcome.value(), !v.outcome.is_exact(), *i));
         ranked.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// The cutoff a whole first-guess job `i` needs now (see [`Level::cutoff`]), so a
+    /// lease can hand out the tightest one known at that moment.
+    pub fn cutoff(&self, i: usize) -> u32 {
+        self.level.cutoff(i)
+    }
+
+    /// The incumbent (value, first-guess index) of the current level, for workers to
+    /// tighten the cutoffs of jobs they already hold.
+    pub fn incumbent(&self) -> Option<(u32, usize)> {
+        self.level.incumbent
     }
 
     /// The budget of the current level.
@@ -440,6 +494,11 @@ impl Planner {
             return Ok(None);
         };
         let guess = self.level.order[at].guess;
+        if let Some((id, _)) = &self.level.firsts[at].whole {
+            return tree_of(*id)
+                .map(Some)
+                .ok_or_else(|| format!("no tree stored for the first guess of job {id}"));
+        }
         let (fingerprint, config) = (&self.fingerprint, &self.config);
         let mut branches = Vec::new();
         for part in &mut self.level.firsts[at].parts {
@@ -478,6 +537,7 @@ impl Level {
             .map(|_| First {
                 status: Status::Unopened,
                 parts: Vec::new(),
+                whole: None,
             })
             .collect();
         Level {
@@ -654,6 +714,7 @@ impl Split {
                 spec,
                 beta: cut,
                 priority: (priority.0, priority.1, j as u32 + 1),
+                first: None,
             });
             asked += 1;
         }

@@ -66,6 +66,11 @@ impl RunConfigArgs {
 /// How the search is cut into jobs (shared by run commands).
 #[derive(Debug, Clone, Args)]
 pub struct CutArgs {
+    /// Cut every first guess into jobs for its parts instead of solving it as one job (one
+    /// job per first guess keeps all the in-memory search's pruning; parts spread a single
+    /// expensive first guess over more workers).
+    #[arg(long)]
+    pub split_first: bool,
     /// Parts after a first guess with at most this many answers are solved by the
     /// coordinator itself.
     #[arg(long, value_name = "N", default_value_t = 4)]
@@ -87,6 +92,7 @@ impl CutArgs {
     pub fn params(&self) -> EngineParams {
         EngineParams {
             plan: PlanParams {
+                whole_first: !self.split_first,
                 inline_max: self.inline_max,
                 split_min: if self.split_min == 0 {
                     usize::MAX
