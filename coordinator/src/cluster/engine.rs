@@ -106,6 +106,8 @@ struct Entry {
 struct Worker {
     seen: Instant,
     slots: usize,
+    /// True once a lease told this worker that the run is over.
+    told: bool,
 }
 
 struct State {
@@ -263,6 +265,7 @@ impl Engine {
             Worker {
                 seen: Instant::now(),
                 slots: slots.max(1),
+                told: false,
             },
         );
         state.dirty = true;
@@ -278,6 +281,7 @@ impl Engine {
             .or_insert(Worker {
                 seen: Instant::now(),
                 slots: 1,
+                told: false,
             });
     }
 
@@ -288,6 +292,9 @@ impl Engine {
         {
             let mut state = self.lock();
             if state.solution.is_some() || state.failure.is_some() {
+                if let Some(w) = state.workers.get_mut(&worker) {
+                    w.told = true;
+                }
                 return None;
             }
             Self::touch(&mut state, worker);
@@ -345,6 +352,16 @@ impl Engine {
         }
         self.post(records);
         Some(out)
+    }
+
+    /// True when every worker seen within three lease periods has been told that the run is
+    /// over (so a finished coordinator need not linger for them).
+    pub fn all_told(&self) -> bool {
+        let live = Instant::now() - self.params.lease * 3;
+        self.lock()
+            .workers
+            .values()
+            .all(|w| w.told || w.seen < live)
     }
 
     /// Extends the leases of jobs still being solved.

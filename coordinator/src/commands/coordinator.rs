@@ -147,7 +147,8 @@ pub struct Coordinator {
     /// Write the optimal tree to this file (JSON).
     #[arg(long, value_name = "FILE")]
     pub tree_out: Option<PathBuf>,
-    /// Seconds to keep serving after the run is over, so workers hear that it is.
+    /// Seconds at most to keep serving after the run is over, so workers hear that it is
+    /// (the coordinator stops as soon as every live worker has heard).
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     pub linger_secs: f64,
     /// Ranking lines to print.
@@ -229,6 +230,7 @@ impl Coordinator {
         let interrupted = Arc::new(AtomicBool::new(false));
         let shutdown = {
             let interrupted = interrupted.clone();
+            let engine = engine.clone();
             let mut done_rx = done_rx.clone();
             async move {
                 let finished = tokio::select! {
@@ -236,7 +238,10 @@ impl Coordinator {
                     r = done_rx.wait_for(|d| *d) => r.is_ok(),
                 };
                 if finished {
-                    tokio::time::sleep(linger).await;
+                    let until = tokio::time::Instant::now() + linger;
+                    while !engine.all_told() && tokio::time::Instant::now() < until {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                    }
                 } else {
                     interrupted.store(true, Ordering::Relaxed);
                 }

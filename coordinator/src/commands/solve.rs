@@ -94,7 +94,7 @@ pub struct Solve {
     #[arg(long, value_name = "DIR")]
     pub db: Option<PathBuf>,
 
-    /// Search threads of the resumable run (default: all cores).
+    /// Search threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 }
@@ -165,7 +165,12 @@ impl Solve {
         }
         let started = Instant::now();
         let reporter = Reporter::new(game);
-        let solution = solver.solve_game(first, &|p| reporter.report(game, p));
+        // --threads applies here too, so both ways of solving can be compared thread for thread.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0))
+            .build()
+            .context("starting the search threads")?;
+        let solution = pool.install(|| solver.solve_game(first, &|p| reporter.report(game, p)));
         reporter.finish();
         let elapsed = started.elapsed();
         if let Some(path) = &self.tree_out {
