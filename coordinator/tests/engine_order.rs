@@ -95,6 +95,7 @@ fn any_completion_order_gives_the_solvers_result() {
     for seed in [1, 2, 3] {
         let plan = PlanParams {
             whole_first: false,
+            rank_all: false,
             inline_max: 3,
             split_min: usize::MAX,
             split_window: 4,
@@ -128,6 +129,7 @@ fn second_move_jobs_give_the_solvers_result() {
     for (seed, split_min, window) in [(4, 10, 1), (5, 16, 3), (6, 25, 8)] {
         let plan = PlanParams {
             whole_first: false,
+            rank_all: false,
             inline_max: 2,
             split_min,
             split_window: window,
@@ -150,6 +152,7 @@ fn the_worst_case_objective_deepens_like_the_solver() {
     let expected = essentials(&reference("pokemon-gen:1", &config));
     let plan = PlanParams {
         whole_first: false,
+            rank_all: false,
         inline_max: 4,
         split_min: 30,
         split_window: 2,

@@ -312,6 +312,9 @@ enum Next {
     Register,
 }
 
+/// How often the memo's new facts are made durable.
+const MEMO_SYNC: Duration = Duration::from_secs(5);
+
 /// Results being reported at once before the worker stops taking jobs.
 const MAX_REPORTING: usize = 256;
 
@@ -342,6 +345,8 @@ async fn work(
     let mut in_flight = 0usize;
     let mut active: HashSet<JobId> = HashSet::new();
     let mut heartbeat = tokio::time::interval(Duration::from_millis(lease_ms / 3));
+    let mut memo_sync = tokio::time::interval(MEMO_SYNC);
+    let mut syncing: JoinSet<()> = JoinSet::new();
     let mut stop_rx = stop.clone();
     let mut next_lease = tokio::time::Instant::now();
     let mut backoff = Duration::from_millis(100);
@@ -350,13 +355,7 @@ async fn work(
     let guesses = bench.game.guesses().len();
     let reporter = client.clone();
     let report_batch = |batch: Vec<(JobId, JobAnswer)>| {
-        report(
-            reporter.clone(),
-            reply.clone(),
-            bench.clone(),
-            batch,
-            stop.clone(),
-        )
+        report(reporter.clone(), reply.clone(), batch, stop.clone())
     };
     let take = |done: Vec<(JobId, bool, JobAnswer)>,
                     active: &mut HashSet<JobId>,
@@ -387,6 +386,7 @@ async fn work(
                     take(done, &mut active, summary);
                 }
             }
+            while syncing.join_next().await.is_some() {}
             flush(&bench).await;
             summary.run_finished |= finished;
             return Ok(Next::Stop);
@@ -508,6 +508,11 @@ async fn work(
                     }
                 }
             }
+            _ = memo_sync.tick(), if syncing.is_empty() => {
+                let bench = bench.clone();
+                syncing.spawn(async move { flush(&bench).await });
+            }
+            Some(_) = syncing.join_next() => {}
             _ = tokio::time::sleep_until(next_lease), if lease_due => {}
             _ = stop_rx.changed() => {}
         }
@@ -550,15 +555,15 @@ impl Started {
     }
 }
 
-/// Makes the memo durable, then reports a batch of results.
+/// Reports a batch of results. The memo is not flushed first: it is a cache (results are
+/// durable at the coordinator), so its disk syncs stay off the path of every job and happen
+/// every few seconds and when the worker stops.
 async fn report(
     mut client: Client,
     reply: RegisterReply,
-    bench: Arc<Workbench>,
     batch: Vec<(JobId, JobAnswer)>,
     stop: watch::Receiver<bool>,
 ) -> Reported {
-    flush(&bench).await;
     let (taken, best) = complete(&mut client, &reply, &batch, &stop).await?;
     let done = batch
         .into_iter()

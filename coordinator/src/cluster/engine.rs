@@ -11,6 +11,7 @@ use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 
 use super::error::ClusterError;
+use super::joblog::{JobLine, JobLog};
 use super::plan::{Known, PlanParams, PlanProgress, Planner, Request};
 use super::store::{unix_millis, JobRecord, Store, StoredState};
 
@@ -54,6 +55,10 @@ pub struct Counters {
     pub nodes: u64,
     /// Lease requests that found no job ready (workers waiting on the plan).
     pub empty_leases: u64,
+    /// Milliseconds workers reported spending on jobs, in total.
+    pub job_millis: u64,
+    /// The longest job so far, in milliseconds.
+    pub longest_job_millis: u64,
 }
 
 /// A picture of the run for status displays.
@@ -85,6 +90,8 @@ pub struct Snapshot {
     pub elapsed_secs: f64,
     /// Top of the ranking: guess text, exact, value.
     pub ranking: Vec<(String, bool, u32)>,
+    /// Seconds left at the rate first guesses were settled so far (none before the first).
+    pub eta_secs: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -121,6 +128,8 @@ struct State {
     counters: Counters,
     workers: HashMap<u64, Worker>,
     next_worker: u64,
+    /// First guesses settled by results found at start (they cost this session nothing).
+    settled_at_start: Option<usize>,
 }
 
 /// A job handed to a worker.
@@ -156,6 +165,15 @@ pub struct Engine {
     /// Job records waiting to be written, outside the state lock (sled writes can wait on a
     /// disk flush, and the lock must never wait on the disk).
     outbox: Mutex<Vec<(JobId, JobRecord)>>,
+    /// The opt-in per-job log.
+    job_log: Option<JobLog>,
+}
+
+/// Seconds left if first guesses keep being settled at this session's rate.
+fn eta(total: usize, settled: usize, at_start: Option<usize>, elapsed: f64) -> Option<f64> {
+    let done_here = settled.saturating_sub(at_start.unwrap_or(0));
+    (done_here > 0 && settled < total)
+        .then(|| elapsed * (total - settled) as f64 / done_here as f64)
 }
 
 fn stronger(new: Outcome, old: Option<Outcome>) -> bool {
@@ -232,13 +250,21 @@ impl Engine {
                 counters,
                 workers: HashMap::new(),
                 next_worker: 1,
+                settled_at_start: None,
             }),
             wake: Condvar::new(),
             ended: Condvar::new(),
             params,
             started: Instant::now(),
             outbox: Mutex::new(Vec::new()),
+            job_log: None,
         })
+    }
+
+    /// Logs every finished job to `log` from now on (see [`super::joblog`]).
+    pub fn with_job_log(mut self, log: JobLog) -> Engine {
+        self.job_log = Some(log);
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -437,6 +463,23 @@ impl Engine {
         let mut state = self.lock();
         state.counters.completions += 1;
         state.counters.nodes += answer.nodes;
+        state.counters.job_millis += answer.millis;
+        state.counters.longest_job_millis = state.counters.longest_job_millis.max(answer.millis);
+        if let Some(log) = &self.job_log {
+            let first = state
+                .jobs
+                .get(&id)
+                .map(|e| e.priority.0)
+                .filter(|&i| i != u32::MAX);
+            log.write(&JobLine::new(
+                self.started.elapsed().as_millis() as u64,
+                worker,
+                &spec,
+                first,
+                &answer,
+                self.game.answers().len(),
+            ));
+        }
         if let Some(entry) = state.jobs.get_mut(&id) {
             entry.completions += 1;
             if matches!(entry.state, JobState::Leased { .. }) {
@@ -588,6 +631,9 @@ impl Engine {
             }
         }
         self.post(records);
+        if state.settled_at_start.is_none() {
+            state.settled_at_start = Some(state.planner.progress().settled);
+        }
         if plan.finished {
             self.finish(state);
         }
@@ -782,12 +828,21 @@ impl Engine {
             workers: state.workers.values().filter(|w| w.seen >= live).count() as u64,
             elapsed_secs: self.started.elapsed().as_secs_f64(),
             ranking,
+            eta_secs: eta(
+                progress.total,
+                progress.settled,
+                state.settled_at_start,
+                self.started.elapsed().as_secs_f64(),
+            ),
         }
     }
 
     /// Makes everything durable (for shutdown).
     pub fn flush(&self) -> Result<(), ClusterError> {
         self.write_outbox();
+        if let Some(log) = &self.job_log {
+            log.flush();
+        }
         let ranking = self.lock().planner.ranking();
         if self.solution().is_none() {
             self.store.put_ranking(&ranking)?;

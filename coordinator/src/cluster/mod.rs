@@ -7,6 +7,7 @@ pub mod checkpoint;
 pub mod embedded;
 pub mod engine;
 pub mod error;
+pub mod joblog;
 pub mod plan;
 pub mod progress;
 pub mod server;

@@ -28,6 +28,9 @@ pub struct PlanParams {
     /// Each first guess is one job (`evaluate_guess(root, g, β)`, exactly as the in-memory
     /// search runs it), so no pruning is lost; false cuts every first guess into its parts.
     pub whole_first: bool,
+    /// Every first guess to its exact value (`--rank-all`): no first guess is cut off by
+    /// the incumbent.
+    pub rank_all: bool,
     /// Parts of at most this many answers are solved by the coordinator itself.
     pub inline_max: usize,
     /// Parts of at least this many answers are split by their second guesses.
@@ -40,6 +43,7 @@ impl Default for PlanParams {
     fn default() -> Self {
         PlanParams {
             whole_first: true,
+            rank_all: false,
             inline_max: 4,
             split_min: usize::MAX,
             split_window: 4,
@@ -122,6 +126,9 @@ struct Level {
     firsts: Vec<First>,
     opened: usize,
     incumbent: Option<(u32, usize)>,
+    rank_all: bool,
+    /// True once the incumbent was restored from the results known at start.
+    primed: bool,
 }
 
 /// The plan of a whole run (for the worst-case objective, one level per budget tried).
@@ -166,7 +173,11 @@ impl Planner {
                 (start..=cap).collect()
             }
         };
-        let level = Level::new(&solver, budgets.first().copied().unwrap_or(cap));
+        let level = Level::new(
+            &solver,
+            budgets.first().copied().unwrap_or(cap),
+            params.rank_all,
+        );
         Planner {
             fingerprint: game.fingerprint().to_string(),
             solver,
@@ -226,11 +237,16 @@ impl Planner {
                 continue;
             }
             self.budget += 1;
-            self.level = Level::new(&self.solver, self.budgets[self.budget]);
+            self.level = Level::new(
+                &self.solver,
+                self.budgets[self.budget],
+                self.params.rank_all,
+            );
         }
     }
 
     fn plan_level(&mut self, known: &Known, want: usize) -> Vec<Request> {
+        self.prime(known);
         'again: loop {
             self.settle(known);
             let mut requests = Vec::new();
@@ -263,6 +279,31 @@ impl Planner {
                 }
             }
             return requests;
+        }
+    }
+
+    /// Restores the incumbent from exact first-guess results already known (after a
+    /// restart), before any first guess is opened: otherwise first guesses earlier in order
+    /// would be asked for again with a looser cutoff than the bounds they already have.
+    fn prime(&mut self, known: &Known) {
+        if self.level.primed {
+            return;
+        }
+        self.level.primed = true;
+        if !self.params.whole_first || known.is_empty() {
+            return;
+        }
+        let mut spec = JobSpec {
+            kind: JobKind::Node,
+            node: self.level.root.clone(),
+        };
+        for i in 0..self.level.order.len() {
+            spec.kind = JobKind::Guess(self.level.order[i].guess);
+            if let Some(Outcome::Exact { value, .. }) =
+                known.get(&spec.id(&self.fingerprint, &self.config))
+            {
+                self.level.improve(*value, i);
+            }
         }
     }
 
@@ -362,6 +403,7 @@ impl Planner {
         known: &Known,
         requests: Option<&mut Vec<Request>>,
     ) -> Status {
+        let rank_all = self.level.rank_all;
         if let Some((id, spec)) = &self.level.firsts[i].whole {
             let lower = self.level.order[i].lower;
             return match known.get(id) {
@@ -376,7 +418,8 @@ impl Planner {
                             spec: spec.clone(),
                             beta,
                             priority: (i as u32, 0, 0),
-                            first: Some(i as u32),
+                            // Workers tighten cutoffs by the incumbent, never in a ranking.
+                            first: (!rank_all).then_some(i as u32),
                         });
                     }
                     Status::Open
@@ -530,7 +573,7 @@ impl Planner {
 }
 
 impl Level {
-    fn new(solver: &Solver<'static>, guesses_left: u32) -> Level {
+    fn new(solver: &Solver<'static>, guesses_left: u32, rank_all: bool) -> Level {
         let root = solver.root(guesses_left);
         let order = solver.guess_order(&root).guesses;
         let firsts = (0..order.len())
@@ -547,6 +590,8 @@ impl Level {
             firsts,
             opened: 0,
             incumbent: None,
+            rank_all,
+            primed: false,
         }
     }
 
@@ -554,6 +599,7 @@ impl Level {
     /// later one must beat it.
     fn cutoff(&self, i: usize) -> u32 {
         match self.incumbent {
+            _ if self.rank_all => INFEASIBLE,
             None => INFEASIBLE,
             Some((value, at)) if i < at => value + 1,
             Some((value, _)) => value,

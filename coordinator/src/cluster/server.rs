@@ -300,6 +300,10 @@ impl Admin for Services {
             workers: s.workers,
             elapsed_secs: s.elapsed_secs,
             rejected: s.counters.rejected,
+            job_millis: s.counters.job_millis,
+            longest_job_millis: s.counters.longest_job_millis,
+            nodes: s.counters.nodes,
+            eta_secs: s.eta_secs.unwrap_or(-1.0),
         }))
     }
 }

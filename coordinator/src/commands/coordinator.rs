@@ -71,6 +71,10 @@ pub struct CutArgs {
     /// expensive first guess over more workers).
     #[arg(long)]
     pub split_first: bool,
+    /// The exact value of every first guess, none cut off by the best (the full ranking;
+    /// give the run its own --db).
+    #[arg(long)]
+    pub rank_all: bool,
     /// Parts after a first guess with at most this many answers are solved by the
     /// coordinator itself.
     #[arg(long, value_name = "N", default_value_t = 4)]
@@ -93,6 +97,7 @@ impl CutArgs {
         EngineParams {
             plan: PlanParams {
                 whole_first: !self.split_first,
+                rank_all: self.rank_all,
                 inline_max: self.inline_max,
                 split_min: if self.split_min == 0 {
                     usize::MAX
@@ -151,6 +156,10 @@ pub struct Coordinator {
     /// (the coordinator stops as soon as every live worker has heard).
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     pub linger_secs: f64,
+    /// Append one JSON line per finished job to FILE (kind, size, cutoff, outcome, CPU ms,
+    /// nodes, worker), for `scripts/simulate-cluster`.
+    #[arg(long, value_name = "FILE")]
+    pub job_log: Option<PathBuf>,
     /// Ranking lines to print.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
@@ -162,10 +171,14 @@ impl Coordinator {
         init_logging(self.log_format);
         let game = self.game.load()?;
         let config = self.run.config();
-        let engine = Arc::new(
-            Engine::new(game, config, &self.db, self.cut.params())
-                .with_context(|| format!("opening the run in {}", self.db.display()))?,
-        );
+        let mut engine = Engine::new(game, config, &self.db, self.cut.params())
+            .with_context(|| format!("opening the run in {}", self.db.display()))?;
+        if let Some(path) = &self.job_log {
+            let log = hakase_coordinator::cluster::joblog::JobLog::open(path)
+                .with_context(|| format!("opening the job log {}", path.display()))?;
+            engine = engine.with_job_log(log);
+        }
+        let engine = Arc::new(engine);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .worker_threads(2)
