@@ -152,7 +152,7 @@ fn the_worst_case_objective_deepens_like_the_solver() {
     let expected = essentials(&reference("pokemon-gen:1", &config));
     let plan = PlanParams {
         whole_first: false,
-            rank_all: false,
+        rank_all: false,
         inline_max: 4,
         split_min: 30,
         split_window: 2,

@@ -178,7 +178,11 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             ..good.clone()
         };
         assert_eq!(
-            code(client.complete(complete(Some(unknown.clone()), &fingerprint)).await),
+            code(
+                client
+                    .complete(complete(Some(unknown.clone()), &fingerprint))
+                    .await
+            ),
             Code::NotFound
         );
         if let Outcome::Exact { value, .. } = answer.outcome {

@@ -358,8 +358,8 @@ async fn work(
         report(reporter.clone(), reply.clone(), batch, stop.clone())
     };
     let take = |done: Vec<(JobId, bool, JobAnswer)>,
-                    active: &mut HashSet<JobId>,
-                    summary: &mut WorkerSummary| {
+                active: &mut HashSet<JobId>,
+                summary: &mut WorkerSummary| {
         for (id, taken, answer) in done {
             if taken {
                 summary.jobs_done += 1;
@@ -622,7 +622,11 @@ async fn complete(
                 backoff = (backoff * 2).min(Duration::from_secs(2));
             }
             Err(status) if matches!(status.code(), Code::NotFound | Code::FailedPrecondition) => {
-                tracing::warn!(jobs = batch.len(), message = status.message(), "results not taken");
+                tracing::warn!(
+                    jobs = batch.len(),
+                    message = status.message(),
+                    "results not taken"
+                );
                 return Ok(dropped());
             }
             Err(status) => return Err(WorkerError::Refused(status.message().to_string())),

@@ -52,7 +52,10 @@ mod tests {
         let inc = SharedIncumbent::default();
         assert_eq!(inc.cutoff(5), INFEASIBLE);
         inc.offer(970, 7);
-        assert_eq!((inc.cutoff(3), inc.cutoff(7), inc.cutoff(9)), (971, 970, 970));
+        assert_eq!(
+            (inc.cutoff(3), inc.cutoff(7), inc.cutoff(9)),
+            (971, 970, 970)
+        );
         inc.offer(980, 1);
         assert_eq!(inc.cutoff(3), 971);
         inc.offer(970, 2);

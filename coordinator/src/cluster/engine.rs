@@ -210,12 +210,22 @@ impl Engine {
             known.insert(id, outcome);
         }
         let mut jobs = HashMap::new();
+        let (now, now_ms) = (Instant::now(), unix_millis());
         for (id, record) in store.load_jobs()? {
+            // A lease still running survives a restart: the worker holding the job will
+            // report it, and handing it to another worker meanwhile would compute it twice.
+            let state = match record.state {
+                StoredState::Leased { beta, expiry } if expiry > now_ms => JobState::Leased {
+                    beta,
+                    expiry: now + Duration::from_millis(expiry - now_ms),
+                },
+                _ => JobState::Idle,
+            };
             jobs.insert(
                 id,
                 Entry {
                     spec: Arc::new(record.spec),
-                    state: JobState::Idle,
+                    state,
                     priority: (u32::MAX, 0, 0),
                     completions: record.completions,
                     first: None,
@@ -345,7 +355,9 @@ impl Engine {
                     continue;
                 };
                 // The incumbent may have improved since the job was queued.
-                let beta = entry.first.map_or(beta, |i| beta.min(planner.cutoff(i as usize)));
+                let beta = entry
+                    .first
+                    .map_or(beta, |i| beta.min(planner.cutoff(i as usize)));
                 if answers(known.get(&id), beta) {
                     entry.state = JobState::Idle;
                     continue;

@@ -33,8 +33,9 @@ pub struct JobLine {
     pub outcome: &'static str,
     /// The exact value or the bound.
     pub value: u32,
-    /// Milliseconds the worker spent.
-    pub cpu_ms: u64,
+    /// Milliseconds the worker spent on the job (its wall time there: CPU time when the
+    /// worker's cores are its own).
+    pub job_ms: u64,
     /// Search nodes the worker scanned.
     pub nodes: u64,
 }
@@ -69,7 +70,7 @@ impl JobLine {
             value: match answer.outcome {
                 Outcome::Exact { value, .. } | Outcome::AtLeast(value) => value,
             },
-            cpu_ms: answer.millis,
+            job_ms: answer.millis,
             nodes: answer.nodes,
         }
     }

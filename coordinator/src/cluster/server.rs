@@ -11,8 +11,8 @@ use hakase_proto::job::{JobAnswer, JobId};
 use hakase_proto::v1::admin_server::{Admin, AdminServer};
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
-    CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, LeaseReply,
-    Incumbent, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, StatusReply,
+    CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, Incumbent,
+    LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, StatusReply,
     StatusRequest,
 };
 use hakase_proto::{AUTH_HEADER, FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};

@@ -156,7 +156,7 @@ pub struct Coordinator {
     /// (the coordinator stops as soon as every live worker has heard).
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     pub linger_secs: f64,
-    /// Append one JSON line per finished job to FILE (kind, size, cutoff, outcome, CPU ms,
+    /// Append one JSON line per finished job to FILE (kind, size, cutoff, outcome, job ms,
     /// nodes, worker), for `scripts/simulate-cluster`.
     #[arg(long, value_name = "FILE")]
     pub job_log: Option<PathBuf>,
