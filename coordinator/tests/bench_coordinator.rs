@@ -115,6 +115,7 @@ fn completions_per_second() {
                         worker_id,
                         fingerprint: fingerprint.clone(),
                         result: Some(result),
+                        results: Vec::new(),
                     };
                     if client.complete(request).await.is_ok() {
                         count.fetch_add(1, Ordering::Relaxed);

@@ -94,6 +94,8 @@ fn any_completion_order_gives_the_solvers_result() {
     let expected = essentials(&reference("pokemon-gen:1", &config));
     for seed in [1, 2, 3] {
         let plan = PlanParams {
+            whole_first: false,
+            rank_all: false,
             inline_max: 3,
             split_min: usize::MAX,
             split_window: 4,
@@ -104,11 +106,30 @@ fn any_completion_order_gives_the_solvers_result() {
 }
 
 #[test]
+fn whole_first_guess_jobs_give_the_solvers_result() {
+    let config = SolverConfig::default();
+    let expected = essentials(&reference("pokemon-gen:1", &config));
+    for seed in [8, 9] {
+        let got = run_shuffled("pokemon-gen:1", config.clone(), PlanParams::default(), seed);
+        assert_eq!(essentials(&got), expected, "seed {seed}");
+    }
+    let worst = SolverConfig {
+        objective: hakase_core::solver::Objective::Worst,
+        ..SolverConfig::default()
+    };
+    let expected = essentials(&reference("pokemon-gen:1", &worst));
+    let got = run_shuffled("pokemon-gen:1", worst, PlanParams::default(), 10);
+    assert_eq!(essentials(&got), expected);
+}
+
+#[test]
 fn second_move_jobs_give_the_solvers_result() {
     let config = SolverConfig::default();
     let expected = essentials(&reference("pokemon-gen:1", &config));
     for (seed, split_min, window) in [(4, 10, 1), (5, 16, 3), (6, 25, 8)] {
         let plan = PlanParams {
+            whole_first: false,
+            rank_all: false,
             inline_max: 2,
             split_min,
             split_window: window,
@@ -130,6 +151,8 @@ fn the_worst_case_objective_deepens_like_the_solver() {
     };
     let expected = essentials(&reference("pokemon-gen:1", &config));
     let plan = PlanParams {
+        whole_first: false,
+        rank_all: false,
         inline_max: 4,
         split_min: 30,
         split_window: 2,

@@ -101,6 +101,7 @@ impl JobSpec {
             hard: Some(hard_to_proto(&self.node.hard)),
             guess,
             beta,
+            first_index: 0,
         }
     }
 

@@ -181,6 +181,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             worker_id: reply.worker_id,
             fingerprint: fp.to_string(),
             result,
+            results: Vec::new(),
         };
         assert_eq!(
             code(client.complete(complete(None, &fingerprint)).await),
@@ -207,7 +208,11 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             ..good.clone()
         };
         assert_eq!(
-            code(client.complete(complete(Some(unknown), &fingerprint)).await),
+            code(
+                client
+                    .complete(complete(Some(unknown.clone()), &fingerprint))
+                    .await
+            ),
             Code::NotFound
         );
         if let Outcome::Exact { value, .. } = answer.outcome {
@@ -252,12 +257,27 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             .expect("complete")
             .into_inner();
         let second = client
-            .complete(complete(Some(good), &fingerprint))
+            .complete(complete(Some(good.clone()), &fingerprint))
             .await
             .expect("duplicate complete")
             .into_inner();
         assert!(first.accepted);
         assert!(!second.accepted);
+        // A batch: the known job is taken (a duplicate now), the unknown one is not, and
+        // nothing in it is refused.
+        let batch = CompleteRequest {
+            worker_id: reply.worker_id,
+            fingerprint: fingerprint.clone(),
+            result: None,
+            results: vec![good, unknown],
+        };
+        let batched = client
+            .complete(batch)
+            .await
+            .expect("batch complete")
+            .into_inner();
+        assert_eq!(batched.taken, vec![true, false]);
+        assert!(!batched.accepted);
         let decoded = JobAnswer::from_proto(&answer.to_proto(id), bench.game.guesses().len())
             .expect("round trip");
         assert_eq!(decoded.1.outcome, answer.outcome);

@@ -8,12 +8,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hakase_core::solver::SolverConfig;
+use hakase_core::solver::{Outcome, SolverConfig};
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_proto::token::validate_token;
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{
-    CompleteRequest, HeartbeatRequest, LeaseRequest, RegisterReply, RegisterRequest,
+    CompleteRequest, HeartbeatRequest, Incumbent, LeaseRequest, RegisterReply, RegisterRequest,
 };
 use hakase_proto::{bearer, AUTH_HEADER, MAX_MESSAGE_BYTES};
 use tokio::sync::{mpsc, watch, Semaphore};
@@ -27,6 +27,7 @@ use tonic::{Code, Status};
 use crate::error::WorkerError;
 use crate::exec::{solve_job, Workbench};
 use crate::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
+use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
 
@@ -341,12 +342,15 @@ enum Next {
     Register,
 }
 
+/// How often the memo's new facts are made durable.
+const MEMO_SYNC: Duration = Duration::from_secs(5);
+
 /// Results being reported at once before the worker stops taking jobs.
 const MAX_REPORTING: usize = 256;
 
-/// What a reporting task hands back: the job, whether the coordinator took the result, and
-/// the answer (for the job log).
-type Reported = Result<(JobId, bool, JobAnswer), WorkerError>;
+/// What a batch report hands back: per job, whether the coordinator took the result, and
+/// the answer (for the job log); and the best total the coordinator knows.
+type Reported = Result<(Vec<(JobId, bool, JobAnswer)>, Option<Incumbent>), WorkerError>;
 
 #[allow(clippy::too_many_arguments)]
 async fn work(
@@ -360,47 +364,70 @@ async fn work(
 ) -> Result<Next, WorkerError> {
     let lease_ms = reply.lease_ms.max(200);
     // Jobs run `slots` at a time; three times as many wait leased, so a finished job's slot
-    // is refilled at once (jobs are often shorter than a lease round trip) while its result
-    // is reported in the background.
+    // is refilled at once (jobs are often shorter than a lease round trip) while results
+    // are reported in the background, one batch at a time and in the order they were found.
     let running = Arc::new(Semaphore::new(opts.slots));
     let hold = 4 * opts.slots;
+    let incumbent = Arc::new(SharedIncumbent::default());
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer)>();
     let mut reports: JoinSet<Reported> = JoinSet::new();
+    let mut pending: Vec<(JobId, JobAnswer)> = Vec::new();
+    let mut in_flight = 0usize;
     let mut active: HashSet<JobId> = HashSet::new();
     let mut heartbeat = tokio::time::interval(Duration::from_millis(lease_ms / 3));
+    let mut memo_sync = tokio::time::interval(MEMO_SYNC);
+    let mut syncing: JoinSet<()> = JoinSet::new();
     let mut stop_rx = stop.clone();
     let mut next_lease = tokio::time::Instant::now();
     let mut backoff = Duration::from_millis(100);
     let mut finished = false;
     let answers = bench.game.answers().len();
     let guesses = bench.game.guesses().len();
-    loop {
-        if *stop.borrow() || (finished && active.is_empty()) {
-            // Report what is already solved (one attempt each when stopping), then stop.
-            while let Ok((id, answer)) = done_rx.try_recv() {
-                reports.spawn(report(
-                    client.clone(),
-                    reply.clone(),
-                    bench.clone(),
-                    id,
-                    answer,
-                    stop.clone(),
-                ));
-            }
-            while let Some(joined) = reports.join_next().await {
-                if let Ok(Ok((id, true, answer))) = joined {
-                    summary.jobs_done += 1;
-                    if let Some(log) = &log {
-                        log.record("acked", id, &describe(&answer));
-                    }
+    let reporter = client.clone();
+    let report_batch = |batch: Vec<(JobId, JobAnswer)>| {
+        report(reporter.clone(), reply.clone(), batch, stop.clone())
+    };
+    let take = |done: Vec<(JobId, bool, JobAnswer)>,
+                active: &mut HashSet<JobId>,
+                summary: &mut WorkerSummary| {
+        for (id, taken, answer) in done {
+            if taken {
+                summary.jobs_done += 1;
+                if let Some(log) = &log {
+                    log.record("acked", id, &describe(&answer));
                 }
             }
+            active.remove(&id);
+        }
+    };
+    loop {
+        if *stop.borrow() || (finished && active.is_empty()) {
+            // Report what is already solved (one attempt when stopping), then stop.
+            while let Some(joined) = reports.join_next().await {
+                if let Ok(Ok((done, _))) = joined {
+                    take(done, &mut active, summary);
+                }
+            }
+            while let Ok(item) = done_rx.try_recv() {
+                pending.push(item);
+            }
+            if !pending.is_empty() {
+                if let Ok((done, _)) = report_batch(std::mem::take(&mut pending)).await {
+                    take(done, &mut active, summary);
+                }
+            }
+            while syncing.join_next().await.is_some() {}
             flush(&bench).await;
             summary.run_finished |= finished;
             return Ok(Next::Stop);
         }
+        if in_flight == 0 && !pending.is_empty() {
+            let batch = std::mem::take(&mut pending);
+            in_flight = batch.len();
+            reports.spawn(report_batch(batch));
+        }
         // Jobs whose results are being reported do not hold a slot (up to a limit).
-        let reporting = reports.len();
+        let reporting = pending.len() + in_flight;
         let free = if reporting >= MAX_REPORTING {
             0
         } else {
@@ -424,6 +451,9 @@ async fn work(
                         finished = true;
                         continue;
                     }
+                    if let Some(best) = &lease.incumbent {
+                        incumbent.offer(best.value, best.first_index);
+                    }
                     if lease.jobs.is_empty() {
                         next_lease = tokio::time::Instant::now()
                             + Duration::from_millis(lease.retry_ms.clamp(5, 2000));
@@ -439,24 +469,25 @@ async fn work(
                         if !active.insert(id) {
                             continue;
                         }
-                        if let Some(log) = &log {
-                            log.record("started", id, &beta.to_string());
-                        }
-                        let (bench, tx, delay) = (bench.clone(), done_tx.clone(), opts.job_delay);
-                        let running = running.clone();
+                        let job = Started {
+                            id,
+                            spec,
+                            beta,
+                            first: job.first_index.checked_sub(1),
+                            delay: opts.job_delay,
+                        };
+                        let (bench, tx, log) = (bench.clone(), done_tx.clone(), log.clone());
+                        let (running, incumbent) = (running.clone(), incumbent.clone());
                         tokio::spawn(async move {
                             let Ok(_permit) = running.acquire_owned().await else {
                                 return;
                             };
                             let solved = tokio::task::spawn_blocking(move || {
-                                if !delay.is_zero() {
-                                    std::thread::sleep(delay);
-                                }
-                                solve_job(&bench.solver, &spec, beta)
+                                job.solve(&bench, &incumbent, log.as_deref())
                             })
                             .await;
                             if let Ok(answer) = solved {
-                                let _ = tx.send((id, answer));
+                                let _ = tx.send(answer);
                             }
                         });
                     }
@@ -474,21 +505,22 @@ async fn work(
         }
         let lease_due = free > 0 && !finished;
         tokio::select! {
-            Some((id, answer)) = done_rx.recv() => {
-                reports.spawn(report(client.clone(), reply.clone(), bench.clone(), id, answer, stop.clone()));
+            Some(item) = done_rx.recv() => {
+                pending.push(item);
+                while let Ok(item) = done_rx.try_recv() {
+                    pending.push(item);
+                }
             }
             Some(joined) = reports.join_next() => {
-                let (id, taken, answer) = match joined {
+                in_flight = 0;
+                let (done, best) = match joined {
                     Ok(result) => result?,
                     Err(err) => return Err(WorkerError::Protocol(format!("reporting task: {err}"))),
                 };
-                if taken {
-                    summary.jobs_done += 1;
-                    if let Some(log) = &log {
-                        log.record("acked", id, &describe(&answer));
-                    }
+                if let Some(best) = best {
+                    incumbent.offer(best.value, best.first_index);
                 }
-                active.remove(&id);
+                take(done, &mut active, summary);
             }
             _ = heartbeat.tick() => {
                 if !active.is_empty() {
@@ -496,36 +528,86 @@ async fn work(
                         worker_id: reply.worker_id,
                         job_ids: active.iter().map(|id| id.to_bytes().to_vec()).collect(),
                     };
-                    if let Err(status) = client.heartbeat(request).await {
-                        tracing::debug!(code = ?status.code(), "heartbeat failed");
+                    match client.heartbeat(request).await {
+                        Ok(beat) => {
+                            if let Some(best) = beat.into_inner().incumbent {
+                                incumbent.offer(best.value, best.first_index);
+                            }
+                        }
+                        Err(status) => tracing::debug!(code = ?status.code(), "heartbeat failed"),
                     }
                 }
             }
+            _ = memo_sync.tick(), if syncing.is_empty() => {
+                let bench = bench.clone();
+                syncing.spawn(async move { flush(&bench).await });
+            }
+            Some(_) = syncing.join_next() => {}
             _ = tokio::time::sleep_until(next_lease), if lease_due => {}
             _ = stop_rx.changed() => {}
         }
     }
 }
 
-/// Makes the memo durable, then reports one result.
+/// A leased job about to be solved.
+struct Started {
+    id: JobId,
+    spec: JobSpec,
+    beta: u32,
+    /// The first-guess index of a whole first-guess job.
+    first: Option<u32>,
+    delay: Duration,
+}
+
+impl Started {
+    /// Solves the job with the tightest cutoff known now; an exact first-guess value becomes
+    /// the worker's incumbent at once, as in the in-memory search.
+    fn solve(
+        self,
+        bench: &Workbench,
+        incumbent: &SharedIncumbent,
+        log: Option<&JobLog>,
+    ) -> (JobId, JobAnswer) {
+        let beta = self
+            .first
+            .map_or(self.beta, |i| self.beta.min(incumbent.cutoff(i)));
+        if let Some(log) = log {
+            log.record("started", self.id, &beta.to_string());
+        }
+        if !self.delay.is_zero() {
+            std::thread::sleep(self.delay);
+        }
+        let answer = solve_job(&bench.solver, &self.spec, beta);
+        if let (Some(i), Outcome::Exact { value, .. }) = (self.first, answer.outcome) {
+            incumbent.offer(value, i);
+        }
+        (self.id, answer)
+    }
+}
+
+/// Reports a batch of results. The memo is not flushed first: it is a cache (results are
+/// durable at the coordinator), so its disk syncs stay off the path of every job and happen
+/// every few seconds and when the worker stops.
 async fn report(
     mut client: Client,
     reply: RegisterReply,
-    bench: Arc<Workbench>,
-    id: JobId,
-    answer: JobAnswer,
+    batch: Vec<(JobId, JobAnswer)>,
     stop: watch::Receiver<bool>,
 ) -> Reported {
-    flush(&bench).await;
-    let taken = complete(&mut client, &reply, id, &answer, &stop).await?;
-    Ok((id, taken, answer))
+    let (taken, best) = complete(&mut client, &reply, &batch, &stop).await?;
+    let done = batch
+        .into_iter()
+        .enumerate()
+        .map(|(k, (id, answer))| (id, taken.get(k).copied().unwrap_or(false), answer))
+        .collect();
+    Ok((done, best))
 }
 
 /// How the job log writes an answer.
 fn describe(answer: &JobAnswer) -> String {
     match answer.outcome {
-        hakase_core::solver::Outcome::Exact { value, .. } => format!("exact {value}"),
-        hakase_core::solver::Outcome::AtLeast(bound) => format!("atleast {bound}"),
+        Outcome::Exact { value, .. } => format!("exact {value}"),
+        Outcome::AtLeast(bound) => format!("atleast {bound}"),
     }
 }
 
@@ -538,33 +620,44 @@ async fn flush(bench: &Arc<Workbench>) {
     }
 }
 
-/// Reports a result until the coordinator takes it; false when it was dropped (stopping, or
-/// the coordinator does not know the job).
+/// Reports a batch of results until the coordinator takes it; per result, false when it was
+/// dropped (stopping, or the coordinator does not know the job).
 async fn complete(
     client: &mut Client,
     reply: &RegisterReply,
-    id: JobId,
-    answer: &JobAnswer,
+    batch: &[(JobId, JobAnswer)],
     stop: &watch::Receiver<bool>,
-) -> Result<bool, WorkerError> {
+) -> Result<(Vec<bool>, Option<Incumbent>), WorkerError> {
     let mut backoff = Duration::from_millis(100);
+    let dropped = || (vec![false; batch.len()], None);
     loop {
         let request = CompleteRequest {
             worker_id: reply.worker_id,
             fingerprint: reply.fingerprint.clone(),
-            result: Some(answer.to_proto(id)),
+            result: None,
+            results: batch
+                .iter()
+                .map(|(id, answer)| answer.to_proto(*id))
+                .collect(),
         };
         match client.complete(request).await {
-            Ok(_) => return Ok(true),
+            Ok(done) => {
+                let done = done.into_inner();
+                return Ok((done.taken, done.incumbent));
+            }
             Err(status) if transient(&status) => {
                 if wait(stop, backoff).await {
-                    return Ok(false);
+                    return Ok(dropped());
                 }
                 backoff = (backoff * 2).min(Duration::from_secs(2));
             }
             Err(status) if matches!(status.code(), Code::NotFound | Code::FailedPrecondition) => {
-                tracing::warn!(%id, message = status.message(), "result not taken");
-                return Ok(false);
+                tracing::warn!(
+                    jobs = batch.len(),
+                    message = status.message(),
+                    "results not taken"
+                );
+                return Ok(dropped());
             }
             Err(status) => return Err(WorkerError::Refused(explain(&status))),
         }

@@ -7,6 +7,7 @@ pub mod error;
 pub mod exec;
 pub mod explain;
 pub mod group_commit;
+pub mod incumbent;
 pub mod joblog;
 pub mod memo;
 pub mod sled_guard;

@@ -11,6 +11,7 @@ use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 
 use super::error::ClusterError;
+use super::joblog::{JobLine, JobLog};
 use super::plan::{Known, PlanParams, PlanProgress, Planner, Request};
 use super::store::{unix_millis, JobRecord, Store, StoredState};
 
@@ -54,6 +55,10 @@ pub struct Counters {
     pub nodes: u64,
     /// Lease requests that found no job ready (workers waiting on the plan).
     pub empty_leases: u64,
+    /// Milliseconds workers reported spending on jobs, in total.
+    pub job_millis: u64,
+    /// The longest job so far, in milliseconds.
+    pub longest_job_millis: u64,
 }
 
 /// A picture of the run for status displays.
@@ -85,6 +90,8 @@ pub struct Snapshot {
     pub elapsed_secs: f64,
     /// Top of the ranking: guess text, exact, value.
     pub ranking: Vec<(String, bool, u32)>,
+    /// Seconds left at the rate first guesses were settled so far (none before the first).
+    pub eta_secs: Option<f64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,11 +106,15 @@ struct Entry {
     state: JobState,
     priority: (u32, u32, u32),
     completions: u32,
+    /// The first-guess index of a whole first-guess job.
+    first: Option<u32>,
 }
 
 struct Worker {
     seen: Instant,
     slots: usize,
+    /// True once a lease told this worker that the run is over.
+    told: bool,
 }
 
 struct State {
@@ -117,6 +128,8 @@ struct State {
     counters: Counters,
     workers: HashMap<u64, Worker>,
     next_worker: u64,
+    /// First guesses settled by results found at start (they cost this session nothing).
+    settled_at_start: Option<usize>,
 }
 
 /// A job handed to a worker.
@@ -128,6 +141,9 @@ pub struct Leased {
     pub spec: Arc<JobSpec>,
     /// The cutoff.
     pub beta: u32,
+    /// The first-guess index of a whole first-guess job (workers tighten its cutoff with
+    /// the incumbent they hear of).
+    pub first: Option<u32>,
 }
 
 /// The engine of one run.
@@ -149,6 +165,15 @@ pub struct Engine {
     /// Job records waiting to be written, outside the state lock (sled writes can wait on a
     /// disk flush, and the lock must never wait on the disk).
     outbox: Mutex<Vec<(JobId, JobRecord)>>,
+    /// The opt-in per-job log.
+    job_log: Option<JobLog>,
+}
+
+/// Seconds left if first guesses keep being settled at this session's rate.
+fn eta(total: usize, settled: usize, at_start: Option<usize>, elapsed: f64) -> Option<f64> {
+    let done_here = settled.saturating_sub(at_start.unwrap_or(0));
+    (done_here > 0 && settled < total)
+        .then(|| elapsed * (total - settled) as f64 / done_here as f64)
 }
 
 fn stronger(new: Outcome, old: Option<Outcome>) -> bool {
@@ -185,14 +210,25 @@ impl Engine {
             known.insert(id, outcome);
         }
         let mut jobs = HashMap::new();
+        let (now, now_ms) = (Instant::now(), unix_millis());
         for (id, record) in store.load_jobs()? {
+            // A lease still running survives a restart: the worker holding the job will
+            // report it, and handing it to another worker meanwhile would compute it twice.
+            let state = match record.state {
+                StoredState::Leased { beta, expiry } if expiry > now_ms => JobState::Leased {
+                    beta,
+                    expiry: now + Duration::from_millis(expiry - now_ms),
+                },
+                _ => JobState::Idle,
+            };
             jobs.insert(
                 id,
                 Entry {
                     spec: Arc::new(record.spec),
-                    state: JobState::Idle,
+                    state,
                     priority: (u32::MAX, 0, 0),
                     completions: record.completions,
+                    first: None,
                 },
             );
         }
@@ -224,13 +260,21 @@ impl Engine {
                 counters,
                 workers: HashMap::new(),
                 next_worker: 1,
+                settled_at_start: None,
             }),
             wake: Condvar::new(),
             ended: Condvar::new(),
             params,
             started: Instant::now(),
             outbox: Mutex::new(Vec::new()),
+            job_log: None,
         })
+    }
+
+    /// Logs every finished job to `log` from now on (see [`super::joblog`]).
+    pub fn with_job_log(mut self, log: JobLog) -> Engine {
+        self.job_log = Some(log);
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -257,6 +301,7 @@ impl Engine {
             Worker {
                 seen: Instant::now(),
                 slots: slots.max(1),
+                told: false,
             },
         );
         state.dirty = true;
@@ -272,6 +317,7 @@ impl Engine {
             .or_insert(Worker {
                 seen: Instant::now(),
                 slots: 1,
+                told: false,
             });
     }
 
@@ -282,13 +328,20 @@ impl Engine {
         {
             let mut state = self.lock();
             if state.solution.is_some() || state.failure.is_some() {
+                if let Some(w) = state.workers.get_mut(&worker) {
+                    w.told = true;
+                }
                 return None;
             }
             Self::touch(&mut state, worker);
             let expiry = Instant::now() + self.params.lease;
             let expiry_ms = unix_millis() + self.params.lease.as_millis() as u64;
             let State {
-                queue, jobs, known, ..
+                queue,
+                jobs,
+                known,
+                planner,
+                ..
             } = &mut *state;
             while out.len() < max {
                 let Some(key) = queue.pop_first() else {
@@ -301,6 +354,10 @@ impl Engine {
                 let JobState::Queued { beta } = entry.state else {
                     continue;
                 };
+                // The incumbent may have improved since the job was queued.
+                let beta = entry
+                    .first
+                    .map_or(beta, |i| beta.min(planner.cutoff(i as usize)));
                 if answers(known.get(&id), beta) {
                     entry.state = JobState::Idle;
                     continue;
@@ -310,6 +367,7 @@ impl Engine {
                     id,
                     spec: entry.spec.clone(),
                     beta,
+                    first: entry.first,
                 });
                 records.push((
                     id,
@@ -334,6 +392,16 @@ impl Engine {
         Some(out)
     }
 
+    /// True when every worker seen within three lease periods has been told that the run is
+    /// over (so a finished coordinator need not linger for them).
+    pub fn all_told(&self) -> bool {
+        let live = Instant::now() - self.params.lease * 3;
+        self.lock()
+            .workers
+            .values()
+            .all(|w| w.told || w.seen < live)
+    }
+
     /// Extends the leases of jobs still being solved.
     pub fn heartbeat(&self, worker: u64, ids: &[JobId]) {
         let mut state = self.lock();
@@ -346,6 +414,15 @@ impl Engine {
                 }
             }
         }
+    }
+
+    /// The best total known and its first guess's index in search order, for workers to
+    /// tighten the cutoffs of the first-guess jobs they hold.
+    pub fn incumbent(&self) -> Option<(u32, u32)> {
+        self.lock()
+            .planner
+            .incumbent()
+            .map(|(value, at)| (value, at as u32))
     }
 
     /// The spec of a job this run created.
@@ -398,6 +475,23 @@ impl Engine {
         let mut state = self.lock();
         state.counters.completions += 1;
         state.counters.nodes += answer.nodes;
+        state.counters.job_millis += answer.millis;
+        state.counters.longest_job_millis = state.counters.longest_job_millis.max(answer.millis);
+        if let Some(log) = &self.job_log {
+            let first = state
+                .jobs
+                .get(&id)
+                .map(|e| e.priority.0)
+                .filter(|&i| i != u32::MAX);
+            log.write(&JobLine::new(
+                self.started.elapsed().as_millis() as u64,
+                worker,
+                &spec,
+                first,
+                &answer,
+                self.game.answers().len(),
+            ));
+        }
         if let Some(entry) = state.jobs.get_mut(&id) {
             entry.completions += 1;
             if matches!(entry.state, JobState::Leased { .. }) {
@@ -518,8 +612,10 @@ impl Engine {
                     state: JobState::Idle,
                     priority: request.priority,
                     completions: 0,
+                    first: request.first,
                 }
             });
+            entry.first = request.first;
             match entry.state {
                 JobState::Leased { .. } => {}
                 JobState::Idle | JobState::Queued { .. } => {
@@ -547,6 +643,9 @@ impl Engine {
             }
         }
         self.post(records);
+        if state.settled_at_start.is_none() {
+            state.settled_at_start = Some(state.planner.progress().settled);
+        }
         if plan.finished {
             self.finish(state);
         }
@@ -741,12 +840,21 @@ impl Engine {
             workers: state.workers.values().filter(|w| w.seen >= live).count() as u64,
             elapsed_secs: self.started.elapsed().as_secs_f64(),
             ranking,
+            eta_secs: eta(
+                progress.total,
+                progress.settled,
+                state.settled_at_start,
+                self.started.elapsed().as_secs_f64(),
+            ),
         }
     }
 
     /// Makes everything durable (for shutdown).
     pub fn flush(&self) -> Result<(), ClusterError> {
         self.write_outbox();
+        if let Some(log) = &self.job_log {
+            log.flush();
+        }
         let ranking = self.lock().planner.ranking();
         if self.solution().is_none() {
             self.store.put_ranking(&ranking)?;

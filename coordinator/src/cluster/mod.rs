@@ -3,9 +3,11 @@
 //! resume, hands jobs to workers over gRPC ([`server`]) or to threads of the same process
 //! ([`embedded`]), and assembles the proven-optimal tree from their results ([`engine`]).
 
+pub mod checkpoint;
 pub mod embedded;
 pub mod engine;
 pub mod error;
+pub mod joblog;
 pub mod plan;
 pub mod progress;
 pub mod server;

@@ -25,6 +25,12 @@ use hakase_proto::job::{JobId, JobKind, JobSpec};
 /// How the plan cuts the search into jobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PlanParams {
+    /// Each first guess is one job (`evaluate_guess(root, g, β)`, exactly as the in-memory
+    /// search runs it), so no pruning is lost; false cuts every first guess into its parts.
+    pub whole_first: bool,
+    /// Every first guess to its exact value (`--rank-all`): no first guess is cut off by
+    /// the incumbent.
+    pub rank_all: bool,
     /// Parts of at most this many answers are solved by the coordinator itself.
     pub inline_max: usize,
     /// Parts of at least this many answers are split by their second guesses.
@@ -36,6 +42,8 @@ pub struct PlanParams {
 impl Default for PlanParams {
     fn default() -> Self {
         PlanParams {
+            whole_first: true,
+            rank_all: false,
             inline_max: 4,
             split_min: usize::MAX,
             split_window: 4,
@@ -54,6 +62,9 @@ pub struct Request {
     pub beta: u32,
     /// Queue order: first-guess index, then part and second-guess rank.
     pub priority: (u32, u32, u32),
+    /// For a whole first-guess job, the first guess's index in search order (its cutoff
+    /// follows the incumbent).
+    pub first: Option<u32>,
 }
 
 /// What is known about each job: the strongest outcome received.
@@ -103,6 +114,8 @@ struct Split {
 struct First {
     status: Status,
     parts: Vec<Part>,
+    /// The first guess as one job, when it is not cut into parts.
+    whole: Option<(JobId, Arc<JobSpec>)>,
 }
 
 /// One budget's search: the first guesses in order and what is known of each.
@@ -113,6 +126,9 @@ struct Level {
     firsts: Vec<First>,
     opened: usize,
     incumbent: Option<(u32, usize)>,
+    rank_all: bool,
+    /// True once the incumbent was restored from the results known at start.
+    primed: bool,
 }
 
 /// The plan of a whole run (for the worst-case objective, one level per budget tried).
@@ -157,7 +173,11 @@ impl Planner {
                 (start..=cap).collect()
             }
         };
-        let level = Level::new(&solver, budgets.first().copied().unwrap_or(cap));
+        let level = Level::new(
+            &solver,
+            budgets.first().copied().unwrap_or(cap),
+            params.rank_all,
+        );
         Planner {
             fingerprint: game.fingerprint().to_string(),
             solver,
@@ -217,11 +237,16 @@ impl Planner {
                 continue;
             }
             self.budget += 1;
-            self.level = Level::new(&self.solver, self.budgets[self.budget]);
+            self.level = Level::new(
+                &self.solver,
+                self.budgets[self.budget],
+                self.params.rank_all,
+            );
         }
     }
 
     fn plan_level(&mut self, known: &Known, want: usize) -> Vec<Request> {
+        self.prime(known);
         'again: loop {
             self.settle(known);
             let mut requests = Vec::new();
@@ -257,6 +282,31 @@ impl Planner {
         }
     }
 
+    /// Restores the incumbent from exact first-guess results already known (after a
+    /// restart), before any first guess is opened: otherwise first guesses earlier in order
+    /// would be asked for again with a looser cutoff than the bounds they already have.
+    fn prime(&mut self, known: &Known) {
+        if self.level.primed {
+            return;
+        }
+        self.level.primed = true;
+        if !self.params.whole_first || known.is_empty() {
+            return;
+        }
+        let mut spec = JobSpec {
+            kind: JobKind::Node,
+            node: self.level.root.clone(),
+        };
+        for i in 0..self.level.order.len() {
+            spec.kind = JobKind::Guess(self.level.order[i].guess);
+            if let Some(Outcome::Exact { value, .. }) =
+                known.get(&spec.id(&self.fingerprint, &self.config))
+            {
+                self.level.improve(*value, i);
+            }
+        }
+    }
+
     /// Settles open first guesses until the incumbent stops improving.
     fn settle(&mut self, known: &Known) {
         loop {
@@ -280,6 +330,15 @@ impl Planner {
 
     /// Splits the root by first guess `i` and decides how each part is solved.
     fn materialise(&mut self, i: usize) {
+        if self.params.whole_first {
+            let spec = JobSpec {
+                kind: JobKind::Guess(self.level.order[i].guess),
+                node: self.level.root.clone(),
+            };
+            let id = spec.id(&self.fingerprint, &self.config);
+            self.level.firsts[i].whole = Some((id, Arc::new(spec)));
+            return;
+        }
         let game = self.solver.game();
         let table = self.solver.table();
         let guess = self.level.order[i].guess;
@@ -344,6 +403,29 @@ impl Planner {
         known: &Known,
         requests: Option<&mut Vec<Request>>,
     ) -> Status {
+        let rank_all = self.level.rank_all;
+        if let Some((id, spec)) = &self.level.firsts[i].whole {
+            let lower = self.level.order[i].lower;
+            return match known.get(id) {
+                Some(Outcome::Exact { value, .. }) => Status::Exact(*value),
+                Some(Outcome::AtLeast(bound)) if (*bound).max(lower) >= beta => {
+                    Status::Pruned((*bound).max(lower))
+                }
+                _ => {
+                    if let Some(requests) = requests {
+                        requests.push(Request {
+                            id: *id,
+                            spec: spec.clone(),
+                            beta,
+                            priority: (i as u32, 0, 0),
+                            // Workers tighten cutoffs by the incumbent, never in a ranking.
+                            first: (!rank_all).then_some(i as u32),
+                        });
+                    }
+                    Status::Open
+                }
+            };
+        }
         let n = self.level.root.candidates.len() as u32;
         let (fingerprint, config, window) =
             (&self.fingerprint, &self.config, self.params.split_window);
@@ -376,6 +458,7 @@ impl Planner {
                         spec: spec.clone(),
                         beta: part_beta,
                         priority: (priority.0, priority.1, 0),
+                        first: None,
                     }),
                     Source::Split(split) => split.request(
                         &part.node,
@@ -410,8 +493,22 @@ impl Planner {
                 Some((i, FirstGuessValue { guess, outcome }))
             })
             .collect();
-        ranked.sort_by_key(|(i, v)| (!v.outcome.is_exact(), v.outcome.value(), *i));
+        // The in-memory solver's order: by value, an exact value before a bound equal to it,
+        // then search order.
+        ranked.sort_by_key(|(i, v)| (v.outcome.value(), !v.outcome.is_exact(), *i));
         ranked.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// The cutoff a whole first-guess job `i` needs now (see [`Level::cutoff`]), so a
+    /// lease can hand out the tightest one known at that moment.
+    pub fn cutoff(&self, i: usize) -> u32 {
+        self.level.cutoff(i)
+    }
+
+    /// The incumbent (value, first-guess index) of the current level, for workers to
+    /// tighten the cutoffs of jobs they already hold.
+    pub fn incumbent(&self) -> Option<(u32, usize)> {
+        self.level.incumbent
     }
 
     /// The budget of the current level.
@@ -440,6 +537,11 @@ impl Planner {
             return Ok(None);
         };
         let guess = self.level.order[at].guess;
+        if let Some((id, _)) = &self.level.firsts[at].whole {
+            return tree_of(*id)
+                .map(Some)
+                .ok_or_else(|| format!("no tree stored for the first guess of job {id}"));
+        }
         let (fingerprint, config) = (&self.fingerprint, &self.config);
         let mut branches = Vec::new();
         for part in &mut self.level.firsts[at].parts {
@@ -471,13 +573,14 @@ impl Planner {
 }
 
 impl Level {
-    fn new(solver: &Solver<'static>, guesses_left: u32) -> Level {
+    fn new(solver: &Solver<'static>, guesses_left: u32, rank_all: bool) -> Level {
         let root = solver.root(guesses_left);
         let order = solver.guess_order(&root).guesses;
         let firsts = (0..order.len())
             .map(|_| First {
                 status: Status::Unopened,
                 parts: Vec::new(),
+                whole: None,
             })
             .collect();
         Level {
@@ -487,6 +590,8 @@ impl Level {
             firsts,
             opened: 0,
             incumbent: None,
+            rank_all,
+            primed: false,
         }
     }
 
@@ -494,6 +599,7 @@ impl Level {
     /// later one must beat it.
     fn cutoff(&self, i: usize) -> u32 {
         match self.incumbent {
+            _ if self.rank_all => INFEASIBLE,
             None => INFEASIBLE,
             Some((value, at)) if i < at => value + 1,
             Some((value, _)) => value,
@@ -654,6 +760,7 @@ impl Split {
                 spec,
                 beta: cut,
                 priority: (priority.0, priority.1, j as u32 + 1),
+                first: None,
             });
             asked += 1;
         }

@@ -12,8 +12,9 @@ use hakase_proto::token::TokenSet;
 use hakase_proto::v1::admin_server::{Admin, AdminServer};
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
-    CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, LeaseReply,
-    LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, StatusReply, StatusRequest,
+    CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, Incumbent,
+    LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, StatusReply,
+    StatusRequest,
 };
 use hakase_proto::{AUTH_HEADER, FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};
 use tonic::service::interceptor::InterceptedService;
@@ -103,6 +104,12 @@ impl Services {
         }
     }
 
+    fn incumbent(&self) -> Option<Incumbent> {
+        self.engine
+            .incumbent()
+            .map(|(value, first_index)| Incumbent { value, first_index })
+    }
+
     fn check_game(&self, fingerprint: &str) -> Result<(), Status> {
         if fingerprint == self.fingerprint {
             Ok(())
@@ -173,11 +180,20 @@ impl Cluster for Services {
                 jobs: Vec::new(),
                 finished: true,
                 retry_ms: 0,
+                incumbent: None,
             },
             Some(jobs) => LeaseReply {
                 retry_ms: if jobs.is_empty() { 20 } else { 0 },
-                jobs: jobs.iter().map(|j| j.spec.to_proto(j.id, j.beta)).collect(),
+                jobs: jobs
+                    .iter()
+                    .map(|j| {
+                        let mut job = j.spec.to_proto(j.id, j.beta);
+                        job.first_index = j.first.map_or(0, |i| i + 1);
+                        job
+                    })
+                    .collect(),
                 finished: false,
+                incumbent: self.incumbent(),
             },
         }))
     }
@@ -198,6 +214,7 @@ impl Cluster for Services {
         self.engine.heartbeat(request.worker_id, &ids);
         Ok(Response::new(HeartbeatReply {
             cancelled: Vec::new(),
+            incumbent: self.incumbent(),
         }))
     }
 
@@ -207,19 +224,45 @@ impl Cluster for Services {
     ) -> Result<Response<CompleteReply>, Status> {
         let request = request.into_inner();
         self.check_game(&request.fingerprint)?;
-        let result = request
+        if request.result.is_none() && request.results.is_empty() {
+            return Err(Status::invalid_argument("missing field result"));
+        }
+        if request.results.len() > MAX_LEASE as usize {
+            return Err(Status::invalid_argument(format!(
+                "more than {MAX_LEASE} results in one report"
+            )));
+        }
+        let guesses = self.engine.game.guesses().len();
+        let answers = request
             .result
-            .ok_or_else(|| Status::invalid_argument("missing field result"))?;
-        let (id, answer): (JobId, JobAnswer) =
-            JobAnswer::from_proto(&result, self.engine.game.guesses().len())?;
+            .iter()
+            .chain(&request.results)
+            .map(|r| JobAnswer::from_proto(r, guesses))
+            .collect::<Result<Vec<(JobId, JobAnswer)>, _>>()?;
         let engine = self.engine.clone();
         let worker = request.worker_id;
-        let accepted =
-            tokio::task::spawn_blocking(move || engine.complete(worker, id, answer, true))
-                .await
-                .map_err(|e| Status::internal(e.to_string()))?
-                .map_err(to_status)?;
-        Ok(Response::new(CompleteReply { accepted }))
+        let batch = request.result.is_none();
+        // One disk sync for the whole batch, before the reply acknowledges any of it.
+        let outcomes = tokio::task::spawn_blocking(move || {
+            let mut outcomes = Vec::with_capacity(answers.len());
+            for (id, answer) in answers {
+                match engine.complete(worker, id, answer, false) {
+                    Ok(accepted) => outcomes.push(Some(accepted)),
+                    Err(ClusterError::UnknownJob(_)) if batch => outcomes.push(None),
+                    Err(err) => return Err(err),
+                }
+            }
+            engine.store().sync()?;
+            Ok(outcomes)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+        .map_err(to_status)?;
+        Ok(Response::new(CompleteReply {
+            accepted: outcomes.iter().all(|o| *o == Some(true)),
+            incumbent: self.incumbent(),
+            taken: outcomes.iter().map(Option::is_some).collect(),
+        }))
     }
 }
 
@@ -258,6 +301,10 @@ impl Admin for Services {
             workers: s.workers,
             elapsed_secs: s.elapsed_secs,
             rejected: s.counters.rejected,
+            job_millis: s.counters.job_millis,
+            longest_job_millis: s.counters.longest_job_millis,
+            nodes: s.counters.nodes,
+            eta_secs: s.eta_secs.unwrap_or(-1.0),
         }))
     }
 }

@@ -77,6 +77,7 @@ pub struct Store {
     meta: sled::Tree,
     jobs: sled::Tree,
     results: sled::Tree,
+    settled: sled::Tree,
     manifest: Mutex<Manifest>,
     guesses: usize,
     commit: GroupCommit,
@@ -125,6 +126,7 @@ impl Store {
         let meta = db.open_tree("meta").map_err(err)?;
         let jobs = db.open_tree("jobs").map_err(err)?;
         let results = db.open_tree("results").map_err(err)?;
+        let settled = db.open_tree("settled").map_err(err)?;
         let manifest = match meta.get("manifest").map_err(err)? {
             Some(bytes) => {
                 let stored: Manifest =
@@ -158,6 +160,7 @@ impl Store {
             meta,
             jobs,
             results,
+            settled,
             manifest: Mutex::new(manifest),
             guesses: game.guesses().len(),
             commit: GroupCommit::default(),
@@ -281,6 +284,37 @@ impl Store {
         hakase_proto::tree::decode(&stored.tree, self.guesses)
             .map(Some)
             .map_err(|e| self.corrupt("a subtree", e))
+    }
+
+    /// Every settled first guess stored by a checkpointed run, with its guess budget.
+    pub fn load_settled(&self) -> Result<Vec<(u32, FirstGuessValue)>, ClusterError> {
+        let mut out = Vec::new();
+        for item in self.settled.iter() {
+            let (key, value) = item.map_err(|e| self.err(e))?;
+            let budget: [u8; 4] = key
+                .get(..4)
+                .and_then(|b| b.try_into().ok())
+                .ok_or_else(|| self.corrupt("a settled first guess key", "shorter than 4 bytes"))?;
+            let (settled, _): (FirstGuessValue, usize) =
+                bincode::serde::decode_from_slice(&value, bincode_config())
+                    .map_err(|e| self.corrupt("a settled first guess", e))?;
+            out.push((u32::from_be_bytes(budget), settled));
+        }
+        Ok(out)
+    }
+
+    /// Writes settled first guesses (at budget, value) in one batch; durable after the next
+    /// [`Store::flush`].
+    pub fn put_settled(&self, settled: &[(u32, FirstGuessValue)]) -> Result<(), ClusterError> {
+        let mut batch = sled::Batch::default();
+        for (budget, value) in settled {
+            let mut key = budget.to_be_bytes().to_vec();
+            key.extend_from_slice(&value.guess.to_be_bytes());
+            let bytes = bincode::serde::encode_to_vec(value, bincode_config())
+                .map_err(|e| self.corrupt("a settled first guess", e))?;
+            batch.insert(key, bytes);
+        }
+        self.settled.apply_batch(batch).map_err(|e| self.err(e))
     }
 
     /// Stores the ranking of first guesses as it stands.

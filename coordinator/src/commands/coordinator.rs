@@ -67,6 +67,15 @@ impl RunConfigArgs {
 /// How the search is cut into jobs (shared by run commands).
 #[derive(Debug, Clone, Args)]
 pub struct CutArgs {
+    /// Cut every first guess into jobs for its parts instead of solving it as one job (one
+    /// job per first guess keeps all the in-memory search's pruning; parts spread a single
+    /// expensive first guess over more workers).
+    #[arg(long)]
+    pub split_first: bool,
+    /// The exact value of every first guess, none cut off by the best (the full ranking;
+    /// give the run its own --db).
+    #[arg(long)]
+    pub rank_all: bool,
     /// Parts after a first guess with at most this many answers are solved by the
     /// coordinator itself.
     #[arg(long, value_name = "N", default_value_t = 4)]
@@ -88,6 +97,8 @@ impl CutArgs {
     pub fn params(&self) -> EngineParams {
         EngineParams {
             plan: PlanParams {
+                whole_first: !self.split_first,
+                rank_all: self.rank_all,
                 inline_max: self.inline_max,
                 split_min: if self.split_min == 0 {
                     usize::MAX
@@ -156,9 +167,14 @@ pub struct Coordinator {
     /// Write the optimal tree to this file (JSON).
     #[arg(long, value_name = "FILE")]
     pub tree_out: Option<PathBuf>,
-    /// Seconds to keep serving after the run is over, so workers hear that it is.
+    /// Seconds at most to keep serving after the run is over, so workers hear that it is
+    /// (the coordinator stops as soon as every live worker has heard).
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     pub linger_secs: f64,
+    /// Append one JSON line per finished job to FILE (kind, size, cutoff, outcome, job ms,
+    /// nodes, worker), for `scripts/simulate-cluster`.
+    #[arg(long, value_name = "FILE")]
+    pub job_log: Option<PathBuf>,
     /// Ranking lines to print.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
@@ -176,10 +192,14 @@ impl Coordinator {
         let game = self.game.load()?;
         super::guard::check_max_guesses(&game, self.run.max_guesses)?;
         let config = self.run.config();
-        let engine = Arc::new(
-            Engine::new(game, config, &self.db, self.cut.params())
-                .with_context(|| format!("opening the run in {}", self.db.display()))?,
-        );
+        let mut engine = Engine::new(game, config, &self.db, self.cut.params())
+            .with_context(|| format!("opening the run in {}", self.db.display()))?;
+        if let Some(path) = &self.job_log {
+            let log = hakase_coordinator::cluster::joblog::JobLog::open(path)
+                .with_context(|| format!("opening the job log {}", path.display()))?;
+            engine = engine.with_job_log(log);
+        }
+        let engine = Arc::new(engine);
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .worker_threads(2)
@@ -309,6 +329,7 @@ impl Coordinator {
         let interrupted = Arc::new(AtomicBool::new(false));
         let shutdown = {
             let interrupted = interrupted.clone();
+            let engine = engine.clone();
             let mut done_rx = done_rx.clone();
             async move {
                 let finished = tokio::select! {
@@ -316,9 +337,16 @@ impl Coordinator {
                     r = done_rx.wait_for(|d| *d) => r.is_ok(),
                 };
                 if finished {
-                    // Linger so workers hear the run is over, but not past a signal.
+                    // Linger until every worker has heard the run is over, but not past the
+                    // linger time or a signal.
+                    let until = tokio::time::Instant::now() + linger;
+                    let all_told = async {
+                        while !engine.all_told() && tokio::time::Instant::now() < until {
+                            tokio::time::sleep(Duration::from_millis(10)).await;
+                        }
+                    };
                     tokio::select! {
-                        _ = tokio::time::sleep(linger) => {}
+                        _ = all_told => {}
                         _ = shutdown_signal() => {}
                     }
                 } else {

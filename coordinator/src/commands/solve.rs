@@ -99,13 +99,9 @@ pub struct Solve {
     #[arg(long, value_name = "DIR")]
     pub db: Option<PathBuf>,
 
-    /// Jobs solved at once in the resumable run (default: all cores).
+    /// Search threads (default: all cores).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
-
-    /// How the resumable run cuts the search into jobs.
-    #[command(flatten)]
-    pub cut: super::coordinator::CutArgs,
 }
 
 /// `--objective` values.
@@ -178,11 +174,16 @@ impl Solve {
             None => FirstGuesses::Best,
         };
         if !self.in_memory && first == FirstGuesses::Best {
-            return self.run_resumable(loaded.game.clone(), config, entries, out);
+            return self.run_resumable(game, table, config, entries, out);
         }
         let started = Instant::now();
         let reporter = Reporter::new(game);
-        let solution = solver.solve_game(first, &|p| reporter.report(game, p));
+        // --threads applies here too, so both ways of solving can be compared thread for thread.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0))
+            .build()
+            .context("starting the search threads")?;
+        let solution = pool.install(|| solver.solve_game(first, &|p| reporter.report(game, p)));
         reporter.finish();
         let elapsed = started.elapsed();
         let summary = Summary::new(game, &solution, self.top, elapsed, solver.nodes_searched());
@@ -210,16 +211,19 @@ impl Solve {
 }
 
 impl Solve {
-    /// The default solve: coordinator and workers in this process on the --db database
-    /// (see `hakase_coordinator::cluster::run_embedded`), resumable after an interruption.
+    /// The default solve: the in-memory search with every settled first guess checkpointed
+    /// to the --db run database (see `hakase_coordinator::cluster::checkpoint`), resumable
+    /// after an interruption, and stored as a run the query commands read.
     fn run_resumable(
         &self,
-        game: Game,
+        game: &Game,
+        table: &hakase_core::FeedbackTable,
         config: SolverConfig,
         entries: usize,
         out: &mut dyn Write,
     ) -> Result<()> {
-        use hakase_coordinator::cluster::{progress::RunProgress, report, run_embedded};
+        use hakase_coordinator::cluster::checkpoint::{run_checkpointed, CheckpointOptions};
+        use hakase_coordinator::cluster::report;
         use std::sync::atomic::{AtomicBool, Ordering};
         use std::sync::Arc;
 
@@ -241,20 +245,19 @@ impl Solve {
                 }
             });
         }
-        let options = hakase_coordinator::cluster::EmbeddedOptions {
+        let options = CheckpointOptions {
             db: db.clone(),
-            threads: self
-                .threads
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
-            params: self.cut.params(),
+            threads: self.threads,
             memo_entries: entries,
-            ..Default::default()
+            sync_every: Duration::from_millis(200),
         };
         let started = Instant::now();
-        let progress = RunProgress::new();
-        let outcome = run_embedded(game, config, &options, &stop, &|s| progress.update(s))
-            .with_context(|| format!("solving with the run database {}", db.display()))?;
-        progress.finish();
+        let reporter = Reporter::new(game);
+        let outcome = run_checkpointed(game, table, config, &options, &stop, &|p| {
+            reporter.report(game, p)
+        })
+        .with_context(|| format!("solving with the run database {}", db.display()))?;
+        reporter.finish();
         let Some(outcome) = outcome else {
             return Err(super::guard::Interrupted::now(format!(
                 "finished work is saved in {} — run the same command again to resume",
@@ -262,16 +265,15 @@ impl Solve {
             ))
             .into());
         };
-        let loaded = self.game.load_with_table()?;
-        let (game, table) = (&loaded.game, &loaded.table);
+        if outcome.resumed > 0 {
+            eprintln!(
+                "resumed {} settled first guesses from {}",
+                outcome.resumed,
+                db.display()
+            );
+        }
         let solution = &outcome.solution;
-        let summary = Summary::new(
-            game,
-            solution,
-            self.top,
-            started.elapsed(),
-            outcome.snapshot.counters.nodes,
-        );
+        let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes);
         if self.json {
             write_json(out, &summary)?;
         } else {

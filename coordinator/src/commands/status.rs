@@ -73,6 +73,10 @@ impl Status {
                     "best_value": reply.best_value,
                     "workers": reply.workers,
                     "elapsed_secs": reply.elapsed_secs,
+                    "eta_secs": (reply.eta_secs >= 0.0).then_some(reply.eta_secs),
+                    "job_millis": reply.job_millis,
+                    "longest_job_millis": reply.longest_job_millis,
+                    "nodes": reply.nodes,
                     "ranking": ranking,
                 }),
             );
@@ -101,6 +105,17 @@ impl Status {
             reply.duplicate_completions,
             reply.results_loaded,
             reply.lease_expiries
+        )?;
+        let mean = reply.job_millis as f64 / reply.completions.max(1) as f64;
+        let eta = if reply.eta_secs >= 0.0 {
+            format!("ETA {:.0}s", reply.eta_secs)
+        } else {
+            "ETA unknown".to_string()
+        };
+        writeln!(
+            out,
+            "jobs: mean {mean:.1} ms, longest {} ms, {} nodes searched; {eta}",
+            reply.longest_job_millis, reply.nodes
         )?;
         if !reply.best_guess.is_empty() {
             writeln!(

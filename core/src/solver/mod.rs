@@ -28,7 +28,7 @@ use crate::table::FeedbackTable;
 use hard::HardState;
 use memo::{Memo, MemoryMemo};
 
-pub use root::{FirstGuessValue, FirstGuesses, Progress, Solution};
+pub use root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution};
 
 /// What "optimal" means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]

@@ -1,5 +1,6 @@
 //! The top of the search: every first guess, ranked, with the best one's tree.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -66,6 +67,32 @@ pub enum FirstGuesses {
     Only(GuessId),
 }
 
+/// Lets a caller make a whole-game solve durable and interruptible: the search skips first
+/// guesses the checkpoint already holds, reports each one it settles, and stops early when
+/// asked. Any stored outcome is sound on its own (an exact value, or a lower bound), so the
+/// result of a resumed solve is the same optimum whatever was stored and in which order.
+pub trait Checkpoint: Sync {
+    /// First guesses already settled at budget `guesses_left`.
+    fn settled(&self, guesses_left: u32) -> Vec<FirstGuessValue>;
+    /// Called once for every first guess the search settles at budget `guesses_left`.
+    fn record(&self, guesses_left: u32, value: FirstGuessValue);
+    /// True when the search should stop as soon as it can.
+    fn stopped(&self) -> bool;
+}
+
+/// The checkpoint of a plain in-memory solve: nothing stored, never stopped.
+struct NoCheckpoint;
+
+impl Checkpoint for NoCheckpoint {
+    fn settled(&self, _: u32) -> Vec<FirstGuessValue> {
+        Vec::new()
+    }
+    fn record(&self, _: u32, _: FirstGuessValue) {}
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
 impl Solver<'_> {
     /// Solves the game: for `total`, under the game's tries (or the cap); for `worst`, at the
     /// smallest budget that can be won, found by deepening from a counting bound.
@@ -74,6 +101,19 @@ impl Solver<'_> {
         first: FirstGuesses,
         progress: &(dyn Fn(Progress) + Sync),
     ) -> Solution {
+        let cap = self.config.guess_cap(self.game);
+        self.solve_game_with(first, progress, &NoCheckpoint)
+            .unwrap_or_else(|| self.empty_solution(cap))
+    }
+
+    /// [`Solver::solve_game`] resuming from and recording to `checkpoint`; `None` when the
+    /// checkpoint asked to stop before the search was over.
+    pub fn solve_game_with(
+        &self,
+        first: FirstGuesses,
+        progress: &(dyn Fn(Progress) + Sync),
+        checkpoint: &dyn Checkpoint,
+    ) -> Option<Solution> {
         let cap = self.config.guess_cap(self.game);
         let budgets: Vec<u32> = match self.config.objective {
             Objective::Total => vec![cap],
@@ -88,13 +128,13 @@ impl Solver<'_> {
         };
         let mut last = None;
         for guesses_left in budgets {
-            let solution = self.solve_at(guesses_left, first, progress);
+            let solution = self.solve_at(guesses_left, first, progress, checkpoint)?;
             if solution.best.is_some() {
-                return solution;
+                return Some(solution);
             }
             last = Some(solution);
         }
-        last.unwrap_or_else(|| self.empty_solution(cap))
+        Some(last.unwrap_or_else(|| self.empty_solution(cap)))
     }
 
     fn empty_solution(&self, guesses_left: u32) -> Solution {
@@ -114,7 +154,8 @@ impl Solver<'_> {
         guesses_left: u32,
         first: FirstGuesses,
         progress: &(dyn Fn(Progress) + Sync),
-    ) -> Solution {
+        checkpoint: &dyn Checkpoint,
+    ) -> Option<Solution> {
         let root = self.root(guesses_left);
         let order: Vec<GuessId> = match first {
             FirstGuesses::Only(guess) => vec![guess],
@@ -132,11 +173,36 @@ impl Solver<'_> {
                 .collect(),
         };
         let cutoffs = first == FirstGuesses::Best;
-        let results = Mutex::new(vec![None; order.len()]);
         let pack = |value: u32, index: usize| (u64::from(value) << 32) | index as u64;
-        let incumbent = AtomicU64::new(pack(INFEASIBLE, 0));
-        let done = AtomicUsize::new(0);
-        in_order_parallel(order.len(), |index| {
+        // What the checkpoint holds: an exact value always counts, a bound only where
+        // cutoffs are allowed (a full ranking needs every value exact).
+        let stored: HashMap<GuessId, Outcome> = checkpoint
+            .settled(guesses_left)
+            .into_iter()
+            .filter(|v| cutoffs || v.outcome.is_exact())
+            .map(|v| (v.guess, v.outcome))
+            .collect();
+        let mut results: Vec<Option<Outcome>> =
+            order.iter().map(|g| stored.get(g).copied()).collect();
+        let start = results
+            .iter()
+            .enumerate()
+            .filter_map(|(index, r)| match r {
+                Some(Outcome::Exact { value, .. }) => Some(pack(*value, index)),
+                _ => None,
+            })
+            .fold(pack(INFEASIBLE, 0), u64::min);
+        let pending: Vec<usize> = (0..order.len())
+            .filter(|&index| results[index].is_none())
+            .collect();
+        let done = AtomicUsize::new(order.len() - pending.len());
+        let incumbent = AtomicU64::new(start);
+        let results = Mutex::new(std::mem::take(&mut results));
+        in_order_parallel(pending.len(), |at_pending| {
+            if checkpoint.stopped() {
+                return;
+            }
+            let index = pending[at_pending];
             let current = incumbent.load(Ordering::Acquire);
             let (value, at) = ((current >> 32) as u32, (current & 0xFFFF_FFFF) as usize);
             let beta = match (cutoffs, index < at) {
@@ -145,6 +211,15 @@ impl Solver<'_> {
                 (true, false) => value,
             };
             let outcome = self.evaluate_guess(&root, order[index], beta);
+            // Recorded before the incumbent is published: a bound cut off by this value is
+            // then always recorded after the value that justifies it.
+            checkpoint.record(
+                guesses_left,
+                FirstGuessValue {
+                    guess: order[index],
+                    outcome,
+                },
+            );
             if let Outcome::Exact { value, .. } = outcome {
                 incumbent.fetch_min(pack(value, index), Ordering::AcqRel);
             }
@@ -159,6 +234,9 @@ impl Solver<'_> {
             });
         });
         let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
+        if results.iter().any(Option::is_none) && checkpoint.stopped() {
+            return None;
+        }
         let mut ranking: Vec<(usize, FirstGuessValue)> = order
             .iter()
             .zip(results)
@@ -185,7 +263,7 @@ impl Solver<'_> {
         let evaluation = tree
             .as_ref()
             .map(|t| t.evaluate(self.game, self.table, &root.candidates));
-        Solution {
+        Some(Solution {
             config: self.config.clone(),
             guesses_left,
             best,
@@ -193,7 +271,7 @@ impl Solver<'_> {
             proven: self.config.is_exact(),
             tree,
             evaluation,
-        }
+        })
     }
 
     /// True when the rules allow `guess` at `node`.

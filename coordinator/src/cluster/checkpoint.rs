@@ -1,0 +1,164 @@
+//! The resumable run on one machine: core's in-memory search at full speed, with every
+//! settled first guess written to the run database by a background writer (off the search's
+//! critical path). A restarted run loads them, restores the incumbent and skips them; the
+//! finished run stores its solution in the same format as a coordinator's run, so `hakase
+//! query`, `chart`, `display` and `runs` work on it.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hakase_core::solver::{
+    Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution, Solver, SolverConfig,
+};
+use hakase_core::{FeedbackTable, Game};
+
+use super::error::ClusterError;
+use super::store::Store;
+
+/// How a checkpointed run works.
+#[derive(Debug, Clone)]
+pub struct CheckpointOptions {
+    /// The run database directory.
+    pub db: PathBuf,
+    /// Threads of the search (rayon); `None` uses every core.
+    pub threads: Option<usize>,
+    /// In-memory memo entries of the solver.
+    pub memo_entries: usize,
+    /// Longest time a settled first guess waits in memory before it is on disk.
+    pub sync_every: Duration,
+}
+
+/// What a checkpointed run gives back.
+#[derive(Debug, Clone)]
+pub struct CheckpointOutcome {
+    /// The proven-optimal solution, exactly as the in-memory solver gives it.
+    pub solution: Arc<Solution>,
+    /// First guesses found settled in the database at start.
+    pub resumed: usize,
+    /// Search nodes scanned by this process.
+    pub nodes: u64,
+}
+
+/// The database side of [`Checkpoint`]: what was stored, and a channel to the writer.
+struct RunCheckpoint<'a> {
+    stored: HashMap<u32, Vec<FirstGuessValue>>,
+    sender: Mutex<Sender<(u32, FirstGuessValue)>>,
+    stop: &'a AtomicBool,
+}
+
+impl Checkpoint for RunCheckpoint<'_> {
+    fn settled(&self, guesses_left: u32) -> Vec<FirstGuessValue> {
+        self.stored.get(&guesses_left).cloned().unwrap_or_default()
+    }
+
+    fn record(&self, guesses_left: u32, value: FirstGuessValue) {
+        // The writer outlives the search; a send can only fail once it has failed itself,
+        // and its error is reported when it is joined.
+        let _ = self
+            .sender
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .send((guesses_left, value));
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+}
+
+/// Writes settled first guesses in arrival order, in batches, syncing at most every
+/// `every`: the search never waits on the disk, and a kill -9 loses at most that long.
+fn write_settled(
+    store: &Store,
+    inbox: Receiver<(u32, FirstGuessValue)>,
+    every: Duration,
+) -> Result<(), ClusterError> {
+    let mut batch = Vec::new();
+    let mut last_sync = Instant::now();
+    loop {
+        let open = match inbox.recv_timeout(every) {
+            Ok(item) => {
+                batch.push(item);
+                batch.extend(inbox.try_iter());
+                true
+            }
+            Err(RecvTimeoutError::Timeout) => true,
+            Err(RecvTimeoutError::Disconnected) => false,
+        };
+        if !batch.is_empty() {
+            store.put_settled(&batch)?;
+            batch.clear();
+            if last_sync.elapsed() >= every || !open {
+                store.flush()?;
+                last_sync = Instant::now();
+            }
+        }
+        if !open {
+            return store.flush();
+        }
+    }
+}
+
+/// Solves `game` under `config` with the in-memory search, checkpointing to `opts.db`.
+/// Returns `Ok(None)` when `stop` was set first; everything settled is then on disk and the
+/// same call resumes from it.
+pub fn run_checkpointed(
+    game: &Game,
+    table: &FeedbackTable,
+    config: SolverConfig,
+    opts: &CheckpointOptions,
+    stop: &AtomicBool,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Option<CheckpointOutcome>, ClusterError> {
+    let store = Store::open(&opts.db, game, &config)?;
+    if let Some(solution) = store.solution()? {
+        return Ok(Some(CheckpointOutcome {
+            solution: Arc::new(solution),
+            resumed: 0,
+            nodes: 0,
+        }));
+    }
+    let mut stored: HashMap<u32, Vec<FirstGuessValue>> = HashMap::new();
+    let mut resumed = 0;
+    for (budget, value) in store.load_settled()? {
+        stored.entry(budget).or_default().push(value);
+        resumed += 1;
+    }
+    let solver = Solver::new(game, table, config, opts.memo_entries);
+    let (sender, inbox) = mpsc::channel();
+    let checkpoint = RunCheckpoint {
+        stored,
+        sender: Mutex::new(sender),
+        stop,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(opts.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| ClusterError::Transport(format!("starting the search threads: {e}")))?;
+    let (solution, written) = std::thread::scope(|scope| {
+        let writer = scope.spawn(|| write_settled(&store, inbox, opts.sync_every));
+        let solution =
+            pool.install(|| solver.solve_game_with(FirstGuesses::Best, progress, &checkpoint));
+        drop(checkpoint);
+        let written = writer
+            .join()
+            .unwrap_or_else(|_| Err(ClusterError::Transport("the writer panicked".into())));
+        (solution, written)
+    });
+    written?;
+    let Some(solution) = solution else {
+        store.touch()?;
+        store.flush()?;
+        return Ok(None);
+    };
+    store.put_solution(&solution)?;
+    Ok(Some(CheckpointOutcome {
+        solution: Arc::new(solution),
+        resumed,
+        nodes: solver.nodes_searched(),
+    }))
+}
