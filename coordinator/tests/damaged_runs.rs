@@ -88,24 +88,43 @@ fn damages() -> Vec<Damage> {
     all
 }
 
-/// A finished run of pokemon-qiita2023 made by the real command (a few seconds; its log is
-/// large enough that damage in it makes sled panic), made once and copied by each test.
+/// A finished run of pokemon-qiita2023 made by the real command, made once and copied by each
+/// test. The resumable run stores little (settled first guesses and the solution), so a few
+/// MB of other records are added to its database, as a long run accumulates: with a log that
+/// spans several segments, damage in it makes sled panic, which is what the isolation is for.
 fn solved_run() -> &'static PathBuf {
     static RUN: OnceLock<PathBuf> = OnceLock::new();
     RUN.get_or_init(|| {
-        let run = scratch("source").join("qiita");
-        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
-            .args(["solve", "--game", "pokemon-qiita2023", "--db"])
-            .arg(&run)
-            .output()
-            .expect("hakase solve runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let run = solve_qiita();
+        let db = sled::open(&run).expect("the solved run opens");
+        let filler = db.open_tree("test-filler").expect("a tree");
+        for i in 0u32..5000 {
+            let value: Vec<u8> = (0..1024u32)
+                .map(|j| (i.wrapping_mul(2_654_435_761) ^ j.wrapping_mul(40_503)) as u8)
+                .collect();
+            filler.insert(i.to_be_bytes(), value).expect("insert");
+        }
+        db.flush().expect("flush");
+        drop(filler);
+        drop(db);
         run
     })
+}
+
+/// A finished run of pokemon-qiita2023 made by the real command.
+fn solve_qiita() -> PathBuf {
+    let run = scratch("source").join("qiita");
+    let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
+        .args(["solve", "--game", "pokemon-qiita2023", "--db"])
+        .arg(&run)
+        .output()
+        .expect("hakase solve runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    run
 }
 
 #[test]
