@@ -5,9 +5,9 @@ use crate::game::{Game, WordListInput};
 use crate::pattern::PatternStyle;
 use crate::word::{read_word_list, BOARD};
 
-const SPECIES_CSV: &str = include_str!("../../data/pokemon/species.csv");
-const WORDLE_ANSWERS: &[u8] = include_bytes!("../../data/wordle/answers.txt");
-const WORDLE_ALLOWED: &[u8] = include_bytes!("../../data/wordle/allowed.txt");
+const SPECIES_CSV: &str = include_str!("../data/pokemon/species.csv");
+const WORDLE_ANSWERS: &[u8] = include_bytes!("../data/wordle/answers.txt");
+const WORDLE_ALLOWED: &[u8] = include_bytes!("../data/wordle/allowed.txt");
 
 /// Tries in every Pokémon Wordle preset.
 pub const POKEMON_TRIES: u32 = 10;

@@ -323,7 +323,7 @@ fn a_wordle_best_move_problem_checks_out() {
 
 fn committed(game: &str) -> Vec<Puzzle> {
     let path = format!(
-        "{}/../data/puzzles/{game}/puzzles.json",
+        "{}/data/puzzles/{game}/puzzles.json",
         env!("CARGO_MANIFEST_DIR")
     );
     let text = std::fs::read_to_string(&path).expect("committed batch");

@@ -1,7 +1,7 @@
 //! `hakase plot`, and the plot `hakase compare` draws: how many guesses each answer needs,
 //! one stacked bar per strategy (PNG or SVG, through plotters).
 //!
-//! PNG text is drawn with a bundled subset of Noto Sans CJK JP (data/fonts, SIL OFL 1.1), so
+//! PNG text is drawn with a bundled subset of Noto Sans CJK JP (core/data/fonts, SIL OFL 1.1), so
 //! katakana names read the same on every machine; SVG text names `sans-serif` and is drawn by
 //! the viewer.
 
@@ -84,7 +84,7 @@ impl Plot {
 }
 
 /// The bundled font PNG text is drawn with.
-const FONT: &[u8] = include_bytes!("../../../data/fonts/HakasePlotSansJP-Regular.otf");
+const FONT: &[u8] = include_bytes!("../../../core/data/fonts/HakasePlotSansJP-Regular.otf");
 const FAMILY: &str = "sans-serif";
 
 /// Makes the bundled font the one plotters draws bitmap text with (once per process).
