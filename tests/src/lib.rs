@@ -32,8 +32,11 @@ pub fn hakase_bin() -> PathBuf {
         cargo
             .args(["build", "-p", "hakase-coordinator", "--bin", "hakase"])
             .env("CARGO_TARGET_DIR", target);
-        if profile_dir.file_name().is_some_and(|n| n == "release") {
-            cargo.arg("--release");
+        match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => {}
+            Some(profile) => {
+                cargo.args(["--profile", profile]);
+            }
         }
         let status = cargo.status().expect("running cargo build");
         assert!(status.success(), "building hakase failed");
