@@ -1,8 +1,9 @@
 //! Coordinator throughput benchmark (not a test: `cargo test --release -p hakase-coordinator
 //! --test bench_coordinator -- --ignored --nocapture`). A real coordinator (engine, sled
-//! store with durable group commit, gRPC server with token checks) is fed by 64 concurrent
-//! synthetic workers that report results as fast as the server takes them; every report goes
-//! through the full path: decoding, validation of the tree, job record, disk sync.
+//! store with durable group commit, gRPC server with token checks) is fed by concurrent
+//! synthetic workers (`HAKASE_BENCH_WORKERS`, default 128) that each ask for a lease and report
+//! a result, in turn, as fast as the server takes them; every report goes through the full
+//! path: decoding, validation of the tree, job record, disk sync.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -38,7 +39,11 @@ fn completions_per_second() {
     };
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let seconds = 5.0;
-    let (done, elapsed) = runtime.block_on(async {
+    let workers: usize = std::env::var("HAKASE_BENCH_WORKERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(128);
+    let (done, leased, elapsed) = runtime.block_on(async {
         let (listener, addr) = bind("127.0.0.1:0".parse().expect("addr"))
             .await
             .expect("bind");
@@ -67,7 +72,7 @@ fn completions_per_second() {
             .register(RegisterRequest {
                 worker_name: "bench".into(),
                 fingerprint: String::new(),
-                threads: 64,
+                threads: u32::try_from(workers).unwrap_or(u32::MAX),
             })
             .await
             .expect("register")
@@ -97,18 +102,31 @@ fn completions_per_second() {
         }
         let pool = Arc::new(pool);
         let count = Arc::new(AtomicU64::new(0));
+        let leases = Arc::new(AtomicU64::new(0));
         let started = Instant::now();
         let deadline = started + Duration::from_secs_f64(seconds);
         let mut tasks = Vec::new();
-        for t in 0..64 {
+        for t in 0..workers {
             let mut client =
                 ClusterClient::with_interceptor(ch.clone(), Auth::new(TOKEN).expect("auth"));
-            let (pool, count, fingerprint) =
-                (pool.clone(), count.clone(), reply.fingerprint.clone());
+            let (pool, count, leases, fingerprint) = (
+                pool.clone(),
+                count.clone(),
+                leases.clone(),
+                reply.fingerprint.clone(),
+            );
             let worker_id = reply.worker_id;
             tasks.push(tokio::spawn(async move {
                 let mut i = t;
                 while Instant::now() < deadline {
+                    let lease = LeaseRequest {
+                        worker_id,
+                        fingerprint: fingerprint.clone(),
+                        max_jobs: 1,
+                    };
+                    if client.lease(lease).await.is_ok() {
+                        leases.fetch_add(1, Ordering::Relaxed);
+                    }
                     let result = pool[i % pool.len()].clone();
                     i += 1;
                     let request = CompleteRequest {
@@ -129,14 +147,20 @@ fn completions_per_second() {
         let elapsed = started.elapsed();
         let _ = quit_tx.send(());
         let _ = server.await;
-        (count.load(Ordering::Relaxed), elapsed)
+        (
+            count.load(Ordering::Relaxed),
+            leases.load(Ordering::Relaxed),
+            elapsed,
+        )
     });
     stop.store(true, Ordering::Relaxed);
     engine.poke();
     let _ = driver.join();
     let rate = done as f64 / elapsed.as_secs_f64();
+    let lease_rate = leased as f64 / elapsed.as_secs_f64();
     println!(
-        "coordinator: {done} durable completions in {:.2} s = {rate:.0} per second",
+        "coordinator, {workers} workers: {done} durable completions and {leased} leases in {:.2} s \
+         = {rate:.0} completions + {lease_rate:.0} leases per second",
         elapsed.as_secs_f64()
     );
     let _ = std::fs::remove_dir_all(&dir);
