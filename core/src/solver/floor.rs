@@ -13,10 +13,17 @@ use std::sync::atomic::Ordering;
 use super::hard::HardState;
 use super::{Mode, Solver, INFEASIBLE};
 use crate::game::{AnswerId, GuessId};
-use crate::pattern::Pattern;
+use crate::pattern::{Pattern, PATTERNS};
 
 /// Guesses followed at once: their pattern sets stay in L1 and their column bytes are near.
 const BLOCK: usize = 256;
+
+/// Sets at least this large are read a guess at a time along the guess-major rows: a row's
+/// reads then fill whole cache lines, and the floor drops after every guess.
+const ROW_READ_MIN: usize = 64;
+
+/// Answers read between two checks of a guess's repeats in a row-wise scan.
+const CHECK_EVERY: usize = 16;
 
 const WIN: u8 = Pattern::ALL_GREEN.0;
 
@@ -71,7 +78,11 @@ impl Solver<'_> {
         ];
         'passes: for (guesses, base) in passes {
             for block in guesses.chunks(BLOCK) {
-                lean.block(self, block, base);
+                if set.len() >= ROW_READ_MIN {
+                    lean.rows(self, block, base);
+                } else {
+                    lean.block(self, block, base);
+                }
                 if lean.floor == best_possible {
                     break 'passes;
                 }
@@ -89,13 +100,7 @@ impl Lean<'_> {
     /// lower the floor, and lowers it by those that survive. `base` is the bound of a guess
     /// that splits the set perfectly: 2n − 1 when the guesses may be candidates, else 2n.
     fn block(&mut self, solver: &Solver<'_>, guesses: &[GuessId], base: u32) {
-        let n = self.set.len() as u32;
-        // Repeats that make a guess useless: base + c ≥ floor; with two guesses left any
-        // repeat leaves an answer unfound.
-        let mut limit = self.floor.saturating_sub(base);
-        if self.depth == 2 {
-            limit = limit.min(1);
-        }
+        let limit = self.limit(base);
         if limit == 0 {
             return;
         }
@@ -123,25 +128,74 @@ impl Lean<'_> {
                 return;
             }
         }
-        for &at in &self.alive {
-            let at = usize::from(at);
-            let parts = n - self.repeats[at];
-            let wins = u32::from(self.seen[at][usize::from(WIN >> 6)] & (1u64 << (WIN & 63)) != 0);
-            if parts < 2 {
-                continue; // the guess does not split the set
-            }
-            let lower = if self.depth == 2 {
-                // Every answer must be found by the next guess: only perfect splits work.
-                if parts == n {
-                    2 * n - wins
-                } else {
-                    INFEASIBLE
-                }
-            } else {
-                3 * n - wins - parts
-            };
-            self.floor = self.floor.min(lower);
+        for k in 0..self.alive.len() {
+            let at = usize::from(self.alive[k]);
+            let wins = self.seen[at][usize::from(WIN >> 6)] & (1u64 << (WIN & 63)) != 0;
+            self.settle(self.set.len() as u32 - self.repeats[at], wins);
         }
+    }
+
+    /// The same as [`Lean::block`], a guess at a time along its row, for large sets.
+    fn rows(&mut self, solver: &Solver<'_>, guesses: &[GuessId], base: u32) {
+        let mut marks = [false; PATTERNS];
+        for &guess in guesses {
+            let limit = self.limit(base);
+            if limit == 0 {
+                return;
+            }
+            let row = solver.table.row(guess);
+            let (mut read, mut parts) = (0u32, 0u32);
+            for chunk in self.set.chunks(CHECK_EVERY) {
+                for &a in chunk {
+                    // Branch-free, as in `block`.
+                    let mark = &mut marks[usize::from(row[a as usize])];
+                    parts += u32::from(!*mark);
+                    *mark = true;
+                }
+                read += chunk.len() as u32;
+                if read - parts >= limit {
+                    break;
+                }
+            }
+            self.pairs += u64::from(read);
+            let wins = marks[usize::from(WIN)];
+            marks.fill(false);
+            if read == self.set.len() as u32 && read - parts < limit {
+                self.settle(parts, wins);
+            }
+        }
+    }
+
+    /// Repeats that make a guess useless: base + c ≥ floor, where `base` is the bound of a
+    /// perfect split; with two guesses left any repeat leaves an answer unfound.
+    fn limit(&self, base: u32) -> u32 {
+        let limit = self.floor.saturating_sub(base);
+        if self.depth == 2 {
+            limit.min(1)
+        } else {
+            limit
+        }
+    }
+
+    /// Lowers the floor by a guess read to the end: `parts` distinct patterns, the winning one
+    /// among them when `wins`.
+    fn settle(&mut self, parts: u32, wins: bool) {
+        let n = self.set.len() as u32;
+        let open = parts - u32::from(wins);
+        if open == 1 && !wins {
+            return; // the guess does not split the set
+        }
+        let lower = if self.depth == 2 {
+            // Every answer must be found by the next guess: only perfect splits work.
+            if parts == n {
+                2 * n - u32::from(wins)
+            } else {
+                INFEASIBLE
+            }
+        } else {
+            3 * n - u32::from(wins) - parts
+        };
+        self.floor = self.floor.min(lower);
     }
 }
 
@@ -174,8 +228,12 @@ mod tests {
                 ..SolverConfig::default()
             };
             let solver = Solver::new(&game, &table, config, 1 << 12);
-            for case in 0..300 {
-                let size = 3 + next(if case % 3 == 0 { 120 } else { 25 }) as usize;
+            for case in 0..400 {
+                let size = if case % 2 == 0 {
+                    64 + next(200)
+                } else {
+                    3 + next(60)
+                } as usize;
                 let mut set: Vec<AnswerId> = (0..size).map(|_| next(answers) as AnswerId).collect();
                 set.sort_unstable();
                 set.dedup();
