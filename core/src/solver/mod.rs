@@ -12,6 +12,7 @@
 //! whatever the thread count or the memo contents.
 
 pub mod bounds;
+mod floor;
 pub mod hard;
 pub mod memo;
 mod root;

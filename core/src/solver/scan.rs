@@ -33,42 +33,55 @@ impl GuessStat {
     }
 }
 
-/// Hashes how a guess splits a set, given its patterns in set order: parts numbered by
-/// first appearance, the winning part marked. Equal hashes mean equal partitions (up to a
-/// 2^-128 collision chance, the same standard as the memo keys).
-struct ShapeHasher {
+/// How a guess splits a set, from its patterns in set order: parts numbered by first
+/// appearance, the winning part marked. Labelling counts the parts as it goes, and equal
+/// hashes of the labels mean equal partitions (up to a 2^-128 collision chance, the same
+/// standard as the memo keys).
+struct Shape {
     label: [u8; PATTERNS],
     bytes: Vec<u8>,
 }
 
-impl Default for ShapeHasher {
+/// Label of a pattern not seen yet in the row being labelled.
+const UNSEEN: u8 = u8::MAX;
+/// Label of the winning pattern (at most 242 other parts, so it is never a part number).
+const WIN_LABEL: u8 = u8::MAX - 1;
+
+impl Default for Shape {
     fn default() -> Self {
-        ShapeHasher {
-            label: [u8::MAX; PATTERNS],
+        let mut label = [UNSEEN; PATTERNS];
+        label[WIN] = WIN_LABEL;
+        Shape {
+            label,
             bytes: Vec::new(),
         }
     }
 }
 
-impl ShapeHasher {
-    fn hash(&mut self, row: &[u8]) -> u128 {
+impl Shape {
+    /// Labels `row`; returns the number of non-winning parts and whether one answer wins.
+    /// Branch-free: whether a pattern is new is a coin toss the predictor loses.
+    fn label(&mut self, row: &[u8]) -> (u32, bool) {
+        self.bytes.resize(row.len(), 0);
         let mut next = 0u8;
-        self.bytes.clear();
-        for &p in row {
-            let p = usize::from(p);
-            if p == WIN {
-                self.bytes.push(u8::MAX - 1);
-                continue;
-            }
-            if self.label[p] == u8::MAX {
-                self.label[p] = next;
-                next += 1;
-            }
-            self.bytes.push(self.label[p]);
+        let mut wins = false;
+        for (out, &p) in self.bytes.iter_mut().zip(row) {
+            let slot = &mut self.label[usize::from(p)];
+            let fresh = *slot == UNSEEN;
+            *slot = if fresh { next } else { *slot };
+            next += u8::from(fresh);
+            wins |= usize::from(p) == WIN;
+            *out = *slot;
         }
         for &p in row {
-            self.label[usize::from(p)] = u8::MAX;
+            self.label[usize::from(p)] = UNSEEN;
         }
+        self.label[WIN] = WIN_LABEL;
+        (u32::from(next), wins)
+    }
+
+    /// The hash of the row last labelled.
+    fn hash(&self) -> u128 {
         xxhash_rust::xxh3::xxh3_128(&self.bytes)
     }
 }
@@ -161,48 +174,15 @@ impl Solver<'_> {
         inherited: Option<&[GuessId]>,
         beta: u32,
     ) -> Scan {
-        self.scan_with(set, depth, hard, inherited, beta, true)
-    }
-
-    /// The best guess bound of a node, without the list of guesses: one lean pass.
-    pub(crate) fn floor(
-        &self,
-        set: &[AnswerId],
-        depth: u32,
-        hard: &HardState,
-        inherited: Option<&[GuessId]>,
-    ) -> u32 {
-        self.scan_with(set, depth, hard, inherited, 0, false).floor
-    }
-
-    fn scan_with(
-        &self,
-        set: &[AnswerId],
-        depth: u32,
-        hard: &HardState,
-        inherited: Option<&[GuessId]>,
-        beta: u32,
-        full: bool,
-    ) -> Scan {
         let n = set.len() as u32;
-        let allowed: Cow<'_, [GuessId]> = match inherited {
-            Some(list) if self.config.mode == Mode::Hard => Cow::Owned(
-                list.iter()
-                    .copied()
-                    .filter(|&g| hard.allows(&self.game.guesses()[g as usize]))
-                    .collect(),
-            ),
-            Some(list) => Cow::Borrowed(list),
-            None => self.allowed_guesses(set, hard),
-        };
+        let allowed = self.scannable(set, hard, inherited);
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
         // Lists are in ascending id order, so the first guess of each split shape kept is the
         // one with the smallest id.
-        let dedupe = full && self.config.mode != Mode::Hard;
+        let dedupe = self.config.mode != Mode::Hard;
         let keep_all = self.config.top_k.is_some();
-        let best_possible = 2 * n - 1;
         let mut shapes: FxHashSet<u128> = FxHashSet::default();
-        let mut shape = ShapeHasher::default();
+        let mut shape = Shape::default();
         let mut scan = Scan {
             guesses: Vec::new(),
             pool: Vec::new(),
@@ -212,18 +192,12 @@ impl Solver<'_> {
         };
         let mut counts = [0u16; PATTERNS];
         let mut block = Vec::with_capacity(GATHER_BLOCK * set.len());
-        // Guesses are gathered a block at a time and judged while the block is in cache, so a
-        // lean scan that reaches the best possible bound stops gathering at once.
-        'blocks: for guesses in allowed.chunks(GATHER_BLOCK) {
+        // Guesses are gathered a block at a time and judged while the block is in cache.
+        for guesses in allowed.chunks(GATHER_BLOCK) {
             self.gather(set, guesses, &mut block);
             for (&guess, row) in guesses.iter().zip(block.chunks_exact(set.len())) {
-                let mut seen = [0u64; 4];
-                for &p in row {
-                    seen[usize::from(p >> 6)] |= 1u64 << (p & 63);
-                }
-                let parts: u32 = seen.iter().map(|b| b.count_ones()).sum();
-                let wins = seen[WIN >> 6] & (1u64 << (WIN & 63)) != 0;
-                let open = parts - u32::from(wins);
+                let (open, wins) = shape.label(row);
+                let parts = open + u32::from(wins);
                 scan.branching = scan.branching.max(open);
                 if open == 1 && !wins {
                     continue;
@@ -240,14 +214,7 @@ impl Solver<'_> {
                     // the level-filling bound once the parts are materialised.
                     3 * n - 2 * u32::from(wins) - open
                 };
-                if !full {
-                    scan.floor = scan.floor.min(lower);
-                    if scan.floor == best_possible {
-                        break 'blocks;
-                    }
-                    continue;
-                }
-                if dedupe && !shapes.insert(shape.hash(row)) {
+                if dedupe && !shapes.insert(shape.hash()) {
                     continue;
                 }
                 scan.pool.push(guess);
@@ -263,7 +230,7 @@ impl Solver<'_> {
                 }
             }
         }
-        if let (Some(k), true) = (self.config.top_k, full) {
+        if let Some(k) = self.config.top_k {
             scan.guesses =
                 self.restrict_to_top_k(set, std::mem::take(&mut scan.guesses), k, &mut counts);
             scan.floor = scan
@@ -284,6 +251,26 @@ impl Solver<'_> {
         }
         scan.guesses.sort_unstable_by_key(GuessStat::order);
         scan
+    }
+
+    /// The guesses a scan of a node considers: `inherited` when the parent narrowed them down
+    /// (in hard mode, those the node's constraints still allow), else the rules' list.
+    pub(crate) fn scannable<'s>(
+        &'s self,
+        set: &[AnswerId],
+        hard: &HardState,
+        inherited: Option<&'s [GuessId]>,
+    ) -> Cow<'s, [GuessId]> {
+        match inherited {
+            Some(list) if self.config.mode == Mode::Hard => Cow::Owned(
+                list.iter()
+                    .copied()
+                    .filter(|&g| hard.allows(&self.game.guesses()[g as usize]))
+                    .collect(),
+            ),
+            Some(list) => Cow::Borrowed(list),
+            None => self.allowed_guesses(set, hard),
+        }
     }
 
     /// The patterns of `guesses` against `set` into `out`, guess-major (`set.len()` bytes

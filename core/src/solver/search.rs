@@ -338,16 +338,25 @@ impl Solver<'_> {
     /// The parts `guess` splits `set` into, without the winning one, in pattern order.
     pub(crate) fn split(&self, set: &[AnswerId], guess: GuessId) -> Vec<(Pattern, Vec<AnswerId>)> {
         let row = self.table.row(guess);
-        let mut buckets: Vec<Vec<AnswerId>> = vec![Vec::new(); PATTERNS];
+        // Counted first, so each part is allocated once at its size.
+        let mut counts = [0u32; PATTERNS];
         for &a in set {
-            buckets[row[a as usize] as usize].push(a);
+            counts[usize::from(row[a as usize])] += 1;
         }
-        buckets
-            .into_iter()
-            .enumerate()
-            .filter(|(p, part)| !part.is_empty() && *p != Pattern::ALL_GREEN.0 as usize)
-            .map(|(p, part)| (Pattern(p as u8), part))
-            .collect()
+        counts[usize::from(Pattern::ALL_GREEN.0)] = 0;
+        let mut slot = [usize::MAX; PATTERNS];
+        let mut parts: Vec<(Pattern, Vec<AnswerId>)> = Vec::new();
+        for (p, &count) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+            slot[p] = parts.len();
+            parts.push((Pattern(p as u8), Vec::with_capacity(count as usize)));
+        }
+        for &a in set {
+            let at = slot[usize::from(row[a as usize])];
+            if let Some((_, part)) = parts.get_mut(at) {
+                part.push(a);
+            }
+        }
+        parts
     }
 
     fn child_hard(
