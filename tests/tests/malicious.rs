@@ -210,7 +210,11 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
     );
     let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON");
     let audit = &doc["status"]["audit"];
-    assert_eq!(audit["quarantined"].as_array().map(Vec::len), Some(2), "{audit}");
+    assert_eq!(
+        audit["quarantined"].as_array().map(Vec::len),
+        Some(2),
+        "{audit}"
+    );
     assert!(audit["lies_caught"].as_u64() >= Some(2), "{audit}");
     assert!(audit["rerun_decisive"].as_u64() == Some(1), "{audit}");
     assert!(audit["exact_verified"].as_u64() >= Some(1), "{audit}");

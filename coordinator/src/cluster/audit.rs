@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use hakase_core::solver::Outcome;
 use hakase_proto::job::{JobId, JobSpec};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The coordinator's own worker id, for re-runs it solves itself.
 pub const COORDINATOR: u64 = 0;
@@ -106,7 +106,7 @@ pub fn verdict(beta: u32, outcome: Outcome) -> Verdict {
 }
 
 /// How a run's result was checked.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AuditSummary {
     /// False for runs whose workers are trusted (the embedded run).
     pub enabled: bool,

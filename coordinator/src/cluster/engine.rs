@@ -251,6 +251,7 @@ impl Engine {
             }
         }
         let next_worker = store.next_worker()?;
+        let stored_audit = store.audit()?;
         let mut jobs = HashMap::new();
         let (now, now_ms) = (Instant::now(), unix_millis());
         for (id, record) in store.load_jobs()? {
@@ -304,12 +305,13 @@ impl Engine {
                 next_worker,
                 settled_at_start: None,
                 claims,
-                audit: AuditSummary {
+                // A finished run keeps the account of how it was checked.
+                audit: stored_audit.unwrap_or_else(|| AuditSummary {
                     enabled: params.audit.is_some(),
                     fraction: params.audit.map_or(0.0, |p| p.fraction()),
                     quarantined: quarantined.iter().copied().collect(),
                     ..AuditSummary::default()
-                },
+                }),
                 quarantined,
                 quarantined_tokens,
                 rechecks: HashMap::new(),
@@ -1013,6 +1015,9 @@ impl Engine {
             tree,
             evaluation,
         };
+        if let Err(err) = self.store.put_audit(&state.audit) {
+            tracing::error!(%err, "storing how the result was checked");
+        }
         if let Err(err) = self.store.put_solution(&solution) {
             tracing::error!(%err, "storing the solution");
         }

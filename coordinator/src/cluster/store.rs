@@ -13,6 +13,7 @@ use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_worker::group_commit::GroupCommit;
 use serde::{Deserialize, Serialize};
 
+use super::audit::AuditSummary;
 use super::error::ClusterError;
 
 /// What run a database holds.
@@ -32,6 +33,13 @@ pub struct Manifest {
     pub updated: u64,
     /// True once the optimal tree is stored.
     pub finished: bool,
+}
+
+impl Manifest {
+    /// The run's name for reproducible choices (the audit sample): fingerprint and start.
+    pub fn run_id(&self) -> String {
+        format!("{}-{}", self.fingerprint, self.started)
+    }
 }
 
 /// Where a job stands, as stored.
@@ -361,10 +369,9 @@ impl Store {
         Ok(())
     }
 
-    /// The run's name for reproducible choices (the audit sample): fingerprint and start.
+    /// The run's name for reproducible choices (see [`Manifest::run_id`]).
     pub fn run_id(&self) -> String {
-        let manifest = self.manifest();
-        format!("{}-{}", manifest.fingerprint, manifest.started)
+        self.manifest().run_id()
     }
 
     /// The subtree stored with an exact result.
@@ -437,6 +444,23 @@ impl Store {
         }
         self.write_manifest()?;
         self.flush()
+    }
+
+    /// Stores how the finished run's result was checked.
+    pub fn put_audit(&self, audit: &AuditSummary) -> Result<(), ClusterError> {
+        let bytes = serde_json::to_vec(audit).map_err(|e| self.corrupt("audit", e))?;
+        self.meta.insert("audit", bytes).map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// How the finished run's result was checked, if stored.
+    pub fn audit(&self) -> Result<Option<AuditSummary>, ClusterError> {
+        match self.meta.get("audit").map_err(|e| self.err(e))? {
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| self.corrupt("audit", e)),
+            None => Ok(None),
+        }
     }
 
     /// The finished run's solution, if stored.
