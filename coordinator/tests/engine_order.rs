@@ -37,6 +37,7 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
         plan,
         lease: Duration::from_secs(600),
         min_outstanding: 16,
+        audit: None,
     };
     let engine = Engine::new(
         load_preset(game).expect("preset"),
@@ -52,7 +53,7 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
         .wrapping_add(1442695040888963407);
     let solution = std::thread::scope(|scope| {
         scope.spawn(|| engine.drive(&stop));
-        let worker = engine.register(8);
+        let worker = engine.register(8, None).expect("register");
         let solution = loop {
             if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
                 break solution;

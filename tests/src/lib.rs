@@ -112,6 +112,13 @@ impl Proc {
         self.child.as_ref().map_or(0, Child::id)
     }
 
+    /// Its exit status if it has exited (reaping it), else `None`.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        let status = self.child.as_mut()?.try_wait().ok().flatten()?;
+        self.child = None;
+        Some(status)
+    }
+
     /// SIGKILL, no chance to clean up.
     pub fn kill9(&mut self) {
         if let Some(mut child) = self.child.take() {

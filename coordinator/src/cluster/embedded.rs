@@ -142,7 +142,7 @@ fn work(
     memo: &SledMemo,
     halt: &AtomicBool,
 ) -> Result<(), ClusterError> {
-    let id = engine.register(1);
+    let id = engine.register(1, None)?;
     while !halt.load(Ordering::Relaxed) {
         let Some(jobs) = engine.lease(id, 1) else {
             return Ok(());

@@ -2,18 +2,19 @@
 //! one lock. Transport-free and synchronous, so the gRPC server and the embedded workers
 //! drive the same code.
 
-use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use hakase_core::solver::{Outcome, Solution, SolverConfig};
+use hakase_core::solver::{Outcome, Solution, Solver, SolverConfig};
 use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 
+use super::audit::{self, AuditPolicy, AuditSummary, Reason, Recheck, Verdict, COORDINATOR};
 use super::error::ClusterError;
 use super::joblog::{JobLine, JobLog};
 use super::plan::{Known, PlanParams, PlanProgress, Planner, Request};
-use super::store::{unix_millis, JobRecord, Store, StoredState};
+use super::store::{unix_millis, JobRecord, QuarantineRecord, Store, StoredState};
 
 /// Tuning of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,6 +25,9 @@ pub struct EngineParams {
     pub lease: Duration,
     /// Jobs to keep asked for at least, whatever the number of workers.
     pub min_outstanding: usize,
+    /// Re-run claims before the result is declared (workers not trusted); `None` trusts
+    /// every worker (the embedded run's threads).
+    pub audit: Option<AuditPolicy>,
 }
 
 impl Default for EngineParams {
@@ -32,6 +36,7 @@ impl Default for EngineParams {
             plan: PlanParams::default(),
             lease: Duration::from_secs(30),
             min_outstanding: 4,
+            audit: None,
         }
     }
 }
@@ -92,6 +97,8 @@ pub struct Snapshot {
     pub ranking: Vec<(String, bool, u32)>,
     /// Seconds left at the rate first guesses were settled so far (none before the first).
     pub eta_secs: Option<f64>,
+    /// How the results were checked so far.
+    pub audit: AuditSummary,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,6 +122,8 @@ struct Worker {
     slots: usize,
     /// True once a lease told this worker that the run is over.
     told: bool,
+    /// The name of the per-worker token it registered with.
+    token: Option<String>,
 }
 
 struct State {
@@ -130,6 +139,20 @@ struct State {
     next_worker: u64,
     /// First guesses settled by results found at start (they cost this session nothing).
     settled_at_start: Option<usize>,
+    /// The worker whose result for each job is the one known.
+    claims: HashMap<JobId, u64>,
+    /// Workers caught lying, refused from then on.
+    quarantined: HashSet<u64>,
+    /// Per-worker tokens of quarantined workers, refused too.
+    quarantined_tokens: HashSet<String>,
+    /// Claims being re-run before the result is declared.
+    rechecks: HashMap<JobId, Recheck>,
+    /// Claims a re-run confirmed, with the cutoff they were confirmed for.
+    confirmed: HashMap<JobId, u32>,
+    /// True while the finished search waits for its re-runs.
+    auditing: bool,
+    /// The account of checking.
+    audit: AuditSummary,
 }
 
 /// A job handed to a worker.
@@ -167,7 +190,12 @@ pub struct Engine {
     outbox: Mutex<Vec<(JobId, JobRecord)>>,
     /// The opt-in per-job log.
     job_log: Option<JobLog>,
+    /// The coordinator's own solver for re-runs no other worker can take (made on first use).
+    audit_solver: OnceLock<Solver<'static>>,
 }
+
+/// Memo entries of the coordinator's re-run solver.
+const AUDIT_MEMO: usize = 1 << 20;
 
 /// Seconds left if first guesses keep being settled at this session's rate.
 fn eta(total: usize, settled: usize, at_start: Option<usize>, elapsed: f64) -> Option<f64> {
@@ -205,10 +233,25 @@ impl Engine {
         let game: &'static Game = Box::leak(Box::new(game));
         let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
         let planner = Planner::new(game, table, config.clone(), params.plan);
+        let quarantine = store.load_quarantine()?;
+        let quarantined: HashSet<u64> = quarantine.iter().map(|q| q.worker).collect();
+        let quarantined_tokens: HashSet<String> =
+            quarantine.iter().filter_map(|q| q.token.clone()).collect();
         let mut known = Known::new();
         for (id, outcome, _) in store.load_results()? {
             known.insert(id, outcome);
         }
+        let mut claims = HashMap::new();
+        for (id, worker) in store.load_claims()? {
+            // A quarantine that a crash interrupted: its worker's results may still be stored.
+            if quarantined.contains(&worker) {
+                known.remove(&id);
+            } else {
+                claims.insert(id, worker);
+            }
+        }
+        let next_worker = store.next_worker()?;
+        let stored_audit = store.audit()?;
         let mut jobs = HashMap::new();
         let (now, now_ms) = (Instant::now(), unix_millis());
         for (id, record) in store.load_jobs()? {
@@ -259,8 +302,21 @@ impl Engine {
                 failure: None,
                 counters,
                 workers: HashMap::new(),
-                next_worker: 1,
+                next_worker,
                 settled_at_start: None,
+                claims,
+                // A finished run keeps the account of how it was checked.
+                audit: stored_audit.unwrap_or_else(|| AuditSummary {
+                    enabled: params.audit.is_some(),
+                    fraction: params.audit.map_or(0.0, |p| p.fraction()),
+                    quarantined: quarantined.iter().copied().collect(),
+                    ..AuditSummary::default()
+                }),
+                quarantined,
+                quarantined_tokens,
+                rechecks: HashMap::new(),
+                confirmed: HashMap::new(),
+                auditing: false,
             }),
             wake: Condvar::new(),
             ended: Condvar::new(),
@@ -268,6 +324,7 @@ impl Engine {
             started: Instant::now(),
             outbox: Mutex::new(Vec::new()),
             job_log: None,
+            audit_solver: OnceLock::new(),
         })
     }
 
@@ -291,22 +348,35 @@ impl Engine {
         &self.store
     }
 
-    /// Registers a worker with `slots` job slots; returns its id.
-    pub fn register(&self, slots: usize) -> u64 {
+    /// Registers a worker with `slots` job slots, presenting the per-worker token named
+    /// `token` (if any); returns its id. A quarantined token is refused.
+    pub fn register(&self, slots: usize, token: Option<&str>) -> Result<u64, ClusterError> {
         let mut state = self.lock();
         let id = state.next_worker;
+        if token.is_some_and(|t| state.quarantined_tokens.contains(t)) {
+            return Err(ClusterError::Quarantined(id));
+        }
         state.next_worker += 1;
+        self.store.put_next_worker(state.next_worker)?;
         state.workers.insert(
             id,
             Worker {
                 seen: Instant::now(),
                 slots: slots.max(1),
                 told: false,
+                token: token.map(str::to_string),
             },
         );
         state.dirty = true;
         self.wake.notify_all();
-        id
+        Ok(id)
+    }
+
+    /// True when `worker` (or the per-worker token named `token`) is quarantined.
+    pub fn refuses(&self, worker: u64, token: Option<&str>) -> bool {
+        let state = self.lock();
+        state.quarantined.contains(&worker)
+            || token.is_some_and(|t| state.quarantined_tokens.contains(t))
     }
 
     fn touch(state: &mut State, worker: u64) {
@@ -318,6 +388,7 @@ impl Engine {
                 seen: Instant::now(),
                 slots: 1,
                 told: false,
+                token: None,
             });
     }
 
@@ -332,6 +403,9 @@ impl Engine {
                     w.told = true;
                 }
                 return None;
+            }
+            if state.quarantined.contains(&worker) {
+                return Some(Vec::new());
             }
             Self::touch(&mut state, worker);
             let expiry = Instant::now() + self.params.lease;
@@ -380,6 +454,9 @@ impl Engine {
                         completions: entry.completions,
                     },
                 ));
+            }
+            if out.len() < max {
+                Self::lease_rechecks(&mut state, worker, max - out.len(), expiry, &mut out);
             }
             state.counters.leases += out.len() as u64;
             state.counters.empty_leases += u64::from(out.is_empty());
@@ -440,23 +517,40 @@ impl Engine {
         answer: JobAnswer,
         durable: bool,
     ) -> Result<bool, ClusterError> {
-        let (spec, previous) = {
+        let (spec, previous, recheck) = {
             let mut state = self.lock();
+            if state.quarantined.contains(&worker) {
+                return Err(ClusterError::Quarantined(worker));
+            }
             Self::touch(&mut state, worker);
-            let spec = state
-                .jobs
+            let recheck = state
+                .rechecks
                 .get(&id)
-                .map(|e| e.spec.clone())
-                .ok_or_else(|| ClusterError::UnknownJob(id.to_string()))?;
-            (spec, state.known.get(&id).copied())
+                .filter(|r| r.holder.is_some_and(|(w, _)| w == worker))
+                .map(|r| r.spec.clone());
+            let spec = match recheck.clone() {
+                Some(spec) => spec,
+                None => state
+                    .jobs
+                    .get(&id)
+                    .map(|e| e.spec.clone())
+                    .ok_or_else(|| ClusterError::UnknownJob(id.to_string()))?,
+            };
+            (spec, state.known.get(&id).copied(), recheck.is_some())
         };
         if let Err(err) = self.check(&spec, &answer) {
-            self.lock().counters.rejected += 1;
+            let mut state = self.lock();
+            state.counters.rejected += 1;
+            self.quarantine(&mut state, worker, &err.to_string());
             return Err(err);
+        }
+        if recheck {
+            return self.judge(worker, id, answer);
         }
         let new = stronger(answer.outcome, previous);
         if new {
             self.store.put_result(id, &answer)?;
+            self.store.put_claim(id, worker)?;
         }
         // The job stays leased until its result is durable and known: a replan in between
         // must not hand it out again.
@@ -473,7 +567,16 @@ impl Engine {
             self.store.sync()?;
         }
         let mut state = self.lock();
+        if state.quarantined.contains(&worker) {
+            // Caught meanwhile (its re-run or another result): this one is not taken either.
+            drop(state);
+            if new {
+                self.store.remove_result(id)?;
+            }
+            return Err(ClusterError::Quarantined(worker));
+        }
         state.counters.completions += 1;
+        state.audit.exact_verified += u64::from(answer.outcome.is_exact());
         state.counters.nodes += answer.nodes;
         state.counters.job_millis += answer.millis;
         state.counters.longest_job_millis = state.counters.longest_job_millis.max(answer.millis);
@@ -505,6 +608,7 @@ impl Engine {
                 (o, None) => o,
             };
             state.known.insert(id, merged);
+            state.claims.insert(id, worker);
         } else {
             state.counters.duplicate_completions += 1;
         }
@@ -553,6 +657,232 @@ impl Engine {
             )));
         }
         Ok(())
+    }
+
+    /// Hands up to `room` claims waiting for a re-run to `worker`, never its own claims.
+    fn lease_rechecks(
+        state: &mut State,
+        worker: u64,
+        room: usize,
+        expiry: Instant,
+        out: &mut Vec<Leased>,
+    ) {
+        let now = Instant::now();
+        for (id, recheck) in state.rechecks.iter_mut() {
+            if out.len() >= room {
+                break;
+            }
+            let free = recheck.holder.is_none_or(|(_, until)| until <= now);
+            if !free || recheck.claimant == Some(worker) {
+                continue;
+            }
+            recheck.holder = Some((worker, expiry));
+            out.push(Leased {
+                id: *id,
+                spec: recheck.spec.clone(),
+                beta: recheck.beta,
+                // The re-run's cutoff is the claim's: it must not follow the incumbent.
+                first: None,
+            });
+        }
+    }
+
+    /// Takes the re-run of a claim: confirms it, or quarantines the worker that made it.
+    fn judge(&self, worker: u64, id: JobId, answer: JobAnswer) -> Result<bool, ClusterError> {
+        let mut state = self.lock();
+        let Some(recheck) = state.rechecks.remove(&id) else {
+            return Ok(false);
+        };
+        let on_coordinator = worker == COORDINATOR;
+        match audit::verdict(recheck.beta, answer.outcome) {
+            Verdict::Confirmed => {
+                tracing::debug!(job = %id, beta = recheck.beta, "claim confirmed by a re-run");
+                state.confirmed.insert(id, recheck.beta);
+                match recheck.reason {
+                    Reason::Decisive => state.audit.rerun_decisive += 1,
+                    Reason::Policy => state.audit.rerun_policy += 1,
+                }
+                state.audit.rerun_on_coordinator += u64::from(on_coordinator);
+            }
+            Verdict::Refuted(value) => {
+                let why = format!(
+                    "claimed {:?} for job {id}; a re-run found a verified total of {value}",
+                    recheck.claimed
+                );
+                // The re-run's result (with its verified tree) replaces the false claim.
+                self.store.put_result(id, &answer)?;
+                self.store.put_claim(id, worker)?;
+                state.known.insert(id, answer.outcome);
+                state.claims.insert(id, worker);
+                match recheck.claimant {
+                    Some(liar) => self.quarantine(&mut state, liar, &why),
+                    None => {
+                        tracing::warn!(%why, "a claim of unknown origin was false");
+                        self.restart_search(&mut state);
+                    }
+                }
+            }
+        }
+        state.dirty = true;
+        self.wake.notify_all();
+        Ok(true)
+    }
+
+    /// Refuses `worker` from now on (and its per-worker token), forgets every result it
+    /// made so that others redo them, and plans the search again from what is left.
+    fn quarantine(&self, state: &mut State, worker: u64, why: &str) {
+        state.audit.lies_caught += 1;
+        if worker == COORDINATOR || !state.quarantined.insert(worker) {
+            return;
+        }
+        let token = state
+            .workers
+            .get(&worker)
+            .and_then(|w| w.token.clone())
+            .filter(|t| t != "shared");
+        let record = QuarantineRecord {
+            worker,
+            token: token.clone(),
+            why: why.to_string(),
+        };
+        if let Err(err) = self.store.put_quarantine(&record) {
+            tracing::error!(%err, "recording a quarantine");
+        }
+        state.quarantined_tokens.extend(token);
+        state.audit.quarantined.push(worker);
+        let forged: Vec<JobId> = state
+            .claims
+            .iter()
+            .filter(|(_, w)| **w == worker)
+            .map(|(id, _)| *id)
+            .collect();
+        tracing::warn!(
+            worker,
+            %why,
+            results = forged.len(),
+            "worker quarantined; its results are redone by others"
+        );
+        for id in &forged {
+            state.claims.remove(id);
+            state.known.remove(id);
+            state.confirmed.remove(id);
+            if let Err(err) = self.store.remove_result(*id) {
+                tracing::error!(%err, "forgetting a quarantined result");
+            }
+        }
+        for recheck in state.rechecks.values_mut() {
+            if recheck.holder.is_some_and(|(w, _)| w == worker) {
+                recheck.holder = None;
+            }
+        }
+        self.restart_search(state);
+    }
+
+    /// Plans the search again from the results known now (after some were forgotten).
+    fn restart_search(&self, state: &mut State) {
+        state.planner = Planner::new(self.game, self.table, self.config.clone(), self.params.plan);
+        state.rechecks.clear();
+        state.auditing = false;
+        for entry in state.jobs.values_mut() {
+            if matches!(entry.state, JobState::Queued { .. }) {
+                entry.state = JobState::Idle;
+            }
+        }
+        state.queue.clear();
+        state.dirty = true;
+        self.wake.notify_all();
+    }
+
+    /// Picks the claims to re-run before a finished search is declared: of the claims that
+    /// settled a first guess its admissible bound could not, the runner-up's (it decides
+    /// the result) and those in the sample. True when there is nothing left to re-run.
+    fn start_audit(&self, state: &mut State, policy: AuditPolicy) -> bool {
+        if !state.auditing {
+            state.auditing = true;
+            let run = self.store.run_id();
+            let mut needed = Vec::new();
+            state.audit.covered_by_bound = 0;
+            state.audit.unchecked = 0;
+            state.audit.covered_by_bound = state.planner.pruned_unopened() as u64;
+            for claim in state.planner.first_claims() {
+                match state.known.get(&claim.id) {
+                    Some(outcome) if claim.lower < claim.cutoff => needed.push((claim, *outcome)),
+                    _ => state.audit.covered_by_bound += 1,
+                }
+            }
+            // The ranking's order (first claims come in search order): the first needed claim
+            // is the runner-up's. Ties with it are not all decisive: honest claims mostly sit
+            // exactly at their cutoff, so "tied" would be nearly every claim.
+            needed.sort_by_key(|(_, o)| (o.value(), !o.is_exact()));
+            let decisive = needed.first().map(|(claim, _)| claim.id);
+            for (claim, outcome) in needed {
+                if state
+                    .confirmed
+                    .get(&claim.id)
+                    .is_some_and(|&b| b >= claim.cutoff)
+                {
+                    continue;
+                }
+                let reason = if Some(claim.id) == decisive {
+                    Reason::Decisive
+                } else if policy.sampled(&run, claim.id) {
+                    Reason::Policy
+                } else {
+                    state.audit.unchecked += 1;
+                    continue;
+                };
+                state.rechecks.insert(
+                    claim.id,
+                    Recheck {
+                        spec: claim.spec,
+                        beta: claim.cutoff,
+                        claimed: outcome,
+                        claimant: state.claims.get(&claim.id).copied(),
+                        reason,
+                        holder: None,
+                    },
+                );
+            }
+            if !state.rechecks.is_empty() {
+                tracing::info!(
+                    rechecks = state.rechecks.len(),
+                    "search finished; re-running claims before declaring the result"
+                );
+            }
+        }
+        state.rechecks.is_empty()
+    }
+
+    /// A claim no live worker but its claimant could re-run: the coordinator takes it.
+    fn recheck_for_coordinator(&self, state: &mut State) -> Option<(JobId, Arc<JobSpec>, u32)> {
+        let now = Instant::now();
+        let live = now - self.params.lease * 3;
+        let others = |claimant: Option<u64>| {
+            state.workers.iter().any(|(id, w)| {
+                w.seen >= live && Some(*id) != claimant && !state.quarantined.contains(id)
+            })
+        };
+        let (id, spec, beta) = state
+            .rechecks
+            .iter()
+            .filter(|(_, r)| r.holder.is_none_or(|(_, until)| until <= now))
+            .find(|(_, r)| !others(r.claimant))
+            .map(|(id, r)| (*id, r.spec.clone(), r.beta))?;
+        if let Some(r) = state.rechecks.get_mut(&id) {
+            r.holder = Some((COORDINATOR, now + Duration::from_secs(86_400)));
+        }
+        Some((id, spec, beta))
+    }
+
+    /// Re-runs one claim on the coordinator itself (outside the state lock).
+    fn recheck_here(&self, id: JobId, spec: &JobSpec, beta: u32) {
+        let solver = self
+            .audit_solver
+            .get_or_init(|| Solver::new(self.game, self.table, self.config.clone(), AUDIT_MEMO));
+        let answer = hakase_worker::solve_job(solver, spec, beta);
+        if let Err(err) = self.judge(COORDINATOR, id, answer) {
+            tracing::error!(%err, "recording the coordinator's re-run");
+        }
     }
 
     /// Wants this many jobs asked for: enough to keep every live worker busy.
@@ -647,7 +977,13 @@ impl Engine {
             state.settled_at_start = Some(state.planner.progress().settled);
         }
         if plan.finished {
-            self.finish(state);
+            let audited = match self.params.audit {
+                Some(policy) => self.start_audit(state, policy),
+                None => true,
+            };
+            if audited {
+                self.finish(state);
+            }
         }
     }
 
@@ -679,6 +1015,9 @@ impl Engine {
             tree,
             evaluation,
         };
+        if let Err(err) = self.store.put_audit(&state.audit) {
+            tracing::error!(%err, "storing how the result was checked");
+        }
         if let Err(err) = self.store.put_solution(&solution) {
             tracing::error!(%err, "storing the solution");
         }
@@ -735,7 +1074,7 @@ impl Engine {
         let tick = (self.params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
         let mut last_ranking = Instant::now();
         loop {
-            let ranking = {
+            let (ranking, here) = {
                 let mut state = self.lock();
                 if stop.load(Ordering::Relaxed)
                     || state.solution.is_some()
@@ -744,7 +1083,12 @@ impl Engine {
                     break;
                 }
                 self.expire(&mut state);
-                if !state.dirty {
+                // A re-run no other worker can take is the coordinator's own.
+                let here = state
+                    .auditing
+                    .then(|| self.recheck_for_coordinator(&mut state))
+                    .flatten();
+                if !state.dirty && here.is_none() {
                     drop(
                         self.wake
                             .wait_timeout(state, tick)
@@ -752,9 +1096,16 @@ impl Engine {
                     );
                     continue;
                 }
-                self.replan(&mut state);
-                (last_ranking.elapsed() > Duration::from_secs(5)).then(|| state.planner.ranking())
+                if state.dirty {
+                    self.replan(&mut state);
+                }
+                let ranking = (last_ranking.elapsed() > Duration::from_secs(5))
+                    .then(|| state.planner.ranking());
+                (ranking, here)
             };
+            if let Some((id, spec, beta)) = here {
+                self.recheck_here(id, &spec, beta);
+            }
             self.write_outbox();
             if let Some(ranking) = ranking {
                 last_ranking = Instant::now();
@@ -846,6 +1197,7 @@ impl Engine {
                 state.settled_at_start,
                 self.started.elapsed().as_secs_f64(),
             ),
+            audit: state.audit.clone(),
         }
     }
 

@@ -52,6 +52,9 @@ pub enum ClusterError {
     /// A job result that contradicts its job (wrong tree, wrong value).
     #[error("result rejected: {0}")]
     BadResult(String),
+    /// A worker caught lying earlier asks again.
+    #[error("worker {0} is quarantined: a result it sent was false; its results are being redone")]
+    Quarantined(u64),
     /// A result for a job this run never created.
     #[error("unknown job {0}")]
     UnknownJob(String),

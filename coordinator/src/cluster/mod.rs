@@ -3,6 +3,7 @@
 //! resume, hands jobs to workers over gRPC ([`server`]) or to threads of the same process
 //! ([`embedded`]), and assembles the proven-optimal tree from their results ([`engine`]).
 
+pub mod audit;
 pub mod checkpoint;
 pub mod embedded;
 pub mod engine;

@@ -67,6 +67,19 @@ pub struct Request {
     pub first: Option<u32>,
 }
 
+/// A first guess settled by a job's claim (see [`Planner::first_claims`]).
+#[derive(Debug, Clone)]
+pub struct FirstClaim {
+    /// The job.
+    pub id: JobId,
+    /// Its spec (the root with the first guess).
+    pub spec: Arc<JobSpec>,
+    /// The admissible lower bound of the first guess's split.
+    pub lower: u32,
+    /// The total the first guess must reach for the result to stand.
+    pub cutoff: u32,
+}
+
 /// What is known about each job: the strongest outcome received.
 pub type Known = HashMap<JobId, Outcome>;
 
@@ -497,6 +510,39 @@ impl Planner {
         // then search order.
         ranked.sort_by_key(|(i, v)| (v.outcome.value(), !v.outcome.is_exact(), *i));
         ranked.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// Every settled first guess other than the best that was solved as a whole job, with
+    /// its admissible lower bound and the cutoff its claim must hold to: what the audit of
+    /// a finished search re-checks.
+    pub fn first_claims(&self) -> Vec<FirstClaim> {
+        let level = &self.level;
+        let best = level.incumbent.map(|(_, at)| at);
+        level
+            .firsts
+            .iter()
+            .enumerate()
+            .filter(|(i, f)| {
+                Some(*i) != best && matches!(f.status, Status::Exact(_) | Status::Pruned(_))
+            })
+            .filter_map(|(i, f)| {
+                f.whole.as_ref().map(|(id, spec)| FirstClaim {
+                    id: *id,
+                    spec: spec.clone(),
+                    lower: level.order[i].lower,
+                    cutoff: level.cutoff(i),
+                })
+            })
+            .collect()
+    }
+
+    /// First guesses pruned by their admissible lower bound alone, without a job.
+    pub fn pruned_unopened(&self) -> usize {
+        self.level
+            .firsts
+            .iter()
+            .filter(|f| f.whole.is_none() && matches!(f.status, Status::Pruned(_)))
+            .count()
     }
 
     /// The cutoff a whole first-guess job `i` needs now (see [`Level::cutoff`]), so a

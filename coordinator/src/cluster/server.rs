@@ -68,10 +68,12 @@ impl Interceptor for CheckToken {
             .map(|v| v.as_bytes())
             .unwrap_or_default();
         let accepted = match self.tokens.read() {
-            Ok(tokens) => tokens.check_header(given).is_some(),
-            Err(_) => false,
+            Ok(tokens) => tokens.check_header(given).map(str::to_string),
+            Err(_) => None,
         };
-        if accepted {
+        if let Some(name) = accepted {
+            let mut request = request;
+            request.extensions_mut().insert(TokenName(name));
             Ok(request)
         } else {
             Err(Status::unauthenticated(
@@ -79,6 +81,16 @@ impl Interceptor for CheckToken {
             ))
         }
     }
+}
+
+/// The name of the token a call presented (put there by [`CheckToken`]), so that a
+/// quarantined worker's own token is refused.
+#[derive(Debug, Clone)]
+pub struct TokenName(pub String);
+
+/// The token name of `request`, if [`CheckToken`] named one.
+fn token_name<T>(request: &Request<T>) -> Option<String> {
+    request.extensions().get::<TokenName>().map(|t| t.0.clone())
 }
 
 /// The Cluster and Admin services over one engine.
@@ -123,10 +135,22 @@ impl Services {
     }
 }
 
+impl Services {
+    /// Refuses a quarantined worker (by id, or by its per-worker token).
+    fn check_trusted(&self, worker: u64, token: Option<&str>) -> Result<(), Status> {
+        if self.engine.refuses(worker, token) {
+            Err(to_status(ClusterError::Quarantined(worker)))
+        } else {
+            Ok(())
+        }
+    }
+}
+
 fn to_status(err: ClusterError) -> Status {
     match err {
         ClusterError::UnknownJob(_) => Status::not_found(err.to_string()),
         ClusterError::BadResult(_) => Status::invalid_argument(err.to_string()),
+        ClusterError::Quarantined(_) => Status::permission_denied(err.to_string()),
         other => Status::internal(other.to_string()),
     }
 }
@@ -137,6 +161,7 @@ impl Cluster for Services {
         &self,
         request: Request<RegisterRequest>,
     ) -> Result<Response<RegisterReply>, Status> {
+        let token = token_name(&request);
         let request = request.into_inner();
         if !request.fingerprint.is_empty() {
             self.check_game(&request.fingerprint)?;
@@ -147,7 +172,10 @@ impl Cluster for Services {
             ));
         }
         let slots = request.threads.clamp(1, 4096) as usize;
-        let worker_id = self.engine.register(slots);
+        let worker_id = self
+            .engine
+            .register(slots, token.as_deref())
+            .map_err(to_status)?;
         tracing::info!(worker_id, name = %request.worker_name, slots, "worker registered");
         Ok(Response::new(RegisterReply {
             worker_id,
@@ -155,17 +183,15 @@ impl Cluster for Services {
             game: Some((*self.game).clone()),
             config_json: self.config_json.clone(),
             lease_ms: self.engine.lease_duration().as_millis() as u64,
-            run_id: format!(
-                "{}-{}",
-                self.fingerprint,
-                self.engine.store().manifest().started
-            ),
+            run_id: self.engine.store().run_id(),
         }))
     }
 
     async fn lease(&self, request: Request<LeaseRequest>) -> Result<Response<LeaseReply>, Status> {
+        let token = token_name(&request);
         let request = request.into_inner();
         self.check_game(&request.fingerprint)?;
+        self.check_trusted(request.worker_id, token.as_deref())?;
         if request.max_jobs == 0 || request.max_jobs > MAX_LEASE {
             return Err(Status::invalid_argument(format!(
                 "max_jobs must be between 1 and {MAX_LEASE}"
@@ -222,8 +248,10 @@ impl Cluster for Services {
         &self,
         request: Request<CompleteRequest>,
     ) -> Result<Response<CompleteReply>, Status> {
+        let token = token_name(&request);
         let request = request.into_inner();
         self.check_game(&request.fingerprint)?;
+        self.check_trusted(request.worker_id, token.as_deref())?;
         if request.result.is_none() && request.results.is_empty() {
             return Err(Status::invalid_argument("missing field result"));
         }

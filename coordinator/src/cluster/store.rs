@@ -13,6 +13,7 @@ use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_worker::group_commit::GroupCommit;
 use serde::{Deserialize, Serialize};
 
+use super::audit::AuditSummary;
 use super::error::ClusterError;
 
 /// What run a database holds.
@@ -32,6 +33,13 @@ pub struct Manifest {
     pub updated: u64,
     /// True once the optimal tree is stored.
     pub finished: bool,
+}
+
+impl Manifest {
+    /// The run's name for reproducible choices (the audit sample): fingerprint and start.
+    pub fn run_id(&self) -> String {
+        format!("{}-{}", self.fingerprint, self.started)
+    }
 }
 
 /// Where a job stands, as stored.
@@ -68,6 +76,17 @@ struct StoredResult {
     millis: u64,
 }
 
+/// A worker caught lying, as stored: a restart keeps refusing it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuarantineRecord {
+    /// The worker id.
+    pub worker: u64,
+    /// The name of its per-worker token, refused too.
+    pub token: Option<String>,
+    /// What it was caught at.
+    pub why: String,
+}
+
 const VERSION: u32 = 1;
 
 /// The open database of one run.
@@ -78,6 +97,8 @@ pub struct Store {
     jobs: sled::Tree,
     results: sled::Tree,
     settled: sled::Tree,
+    claims: sled::Tree,
+    quarantine: sled::Tree,
     manifest: Mutex<Manifest>,
     guesses: usize,
     commit: GroupCommit,
@@ -127,6 +148,8 @@ impl Store {
         let jobs = db.open_tree("jobs").map_err(err)?;
         let results = db.open_tree("results").map_err(err)?;
         let settled = db.open_tree("settled").map_err(err)?;
+        let claims = db.open_tree("claims").map_err(err)?;
+        let quarantine = db.open_tree("quarantine").map_err(err)?;
         let manifest = match meta.get("manifest").map_err(err)? {
             Some(bytes) => {
                 let stored: Manifest =
@@ -161,6 +184,8 @@ impl Store {
             jobs,
             results,
             settled,
+            claims,
+            quarantine,
             manifest: Mutex::new(manifest),
             guesses: game.guesses().len(),
             commit: GroupCommit::default(),
@@ -270,6 +295,85 @@ impl Store {
         Ok(())
     }
 
+    /// Forgets a result (of a quarantined worker: it is computed again).
+    pub fn remove_result(&self, id: JobId) -> Result<(), ClusterError> {
+        self.results
+            .remove(id.to_bytes())
+            .map_err(|e| self.err(e))?;
+        self.claims.remove(id.to_bytes()).map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Records which worker made the stored result of `id`.
+    pub fn put_claim(&self, id: JobId, worker: u64) -> Result<(), ClusterError> {
+        self.claims
+            .insert(id.to_bytes(), &worker.to_be_bytes())
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Which worker made each stored result (results of older runs have none).
+    pub fn load_claims(&self) -> Result<Vec<(JobId, u64)>, ClusterError> {
+        let mut out = Vec::new();
+        for item in self.claims.iter() {
+            let (key, value) = item.map_err(|e| self.err(e))?;
+            let id = JobId::from_bytes(&key).map_err(|e| self.corrupt("a claim key", e))?;
+            let worker: [u8; 8] = value
+                .as_ref()
+                .try_into()
+                .map_err(|_| self.corrupt("a claim", "not 8 bytes"))?;
+            out.push((id, u64::from_be_bytes(worker)));
+        }
+        Ok(out)
+    }
+
+    /// Records a quarantined worker (durable at once: it must survive a crash).
+    pub fn put_quarantine(&self, record: &QuarantineRecord) -> Result<(), ClusterError> {
+        let bytes = serde_json::to_vec(record).map_err(|e| self.corrupt("a quarantine", e))?;
+        self.quarantine
+            .insert(record.worker.to_be_bytes(), bytes)
+            .map_err(|e| self.err(e))?;
+        self.flush()
+    }
+
+    /// Every quarantined worker.
+    pub fn load_quarantine(&self) -> Result<Vec<QuarantineRecord>, ClusterError> {
+        let mut out = Vec::new();
+        for item in self.quarantine.iter() {
+            let (_, value) = item.map_err(|e| self.err(e))?;
+            out.push(serde_json::from_slice(&value).map_err(|e| self.corrupt("a quarantine", e))?);
+        }
+        Ok(out)
+    }
+
+    /// The next worker id to hand out (ids stay unique across restarts, so claims and
+    /// quarantines keep naming the right worker).
+    pub fn next_worker(&self) -> Result<u64, ClusterError> {
+        Ok(
+            match self.meta.get("next_worker").map_err(|e| self.err(e))? {
+                Some(bytes) => bytes
+                    .as_ref()
+                    .try_into()
+                    .map(u64::from_be_bytes)
+                    .map_err(|_| self.corrupt("next_worker", "not 8 bytes"))?,
+                None => 1,
+            },
+        )
+    }
+
+    /// Stores the next worker id to hand out.
+    pub fn put_next_worker(&self, next: u64) -> Result<(), ClusterError> {
+        self.meta
+            .insert("next_worker", &next.to_be_bytes())
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// The run's name for reproducible choices (see [`Manifest::run_id`]).
+    pub fn run_id(&self) -> String {
+        self.manifest().run_id()
+    }
+
     /// The subtree stored with an exact result.
     pub fn tree(&self, id: JobId) -> Result<Option<Tree>, ClusterError> {
         let Some(bytes) = self.results.get(id.to_bytes()).map_err(|e| self.err(e))? else {
@@ -340,6 +444,23 @@ impl Store {
         }
         self.write_manifest()?;
         self.flush()
+    }
+
+    /// Stores how the finished run's result was checked.
+    pub fn put_audit(&self, audit: &AuditSummary) -> Result<(), ClusterError> {
+        let bytes = serde_json::to_vec(audit).map_err(|e| self.corrupt("audit", e))?;
+        self.meta.insert("audit", bytes).map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// How the finished run's result was checked, if stored.
+    pub fn audit(&self) -> Result<Option<AuditSummary>, ClusterError> {
+        match self.meta.get("audit").map_err(|e| self.err(e))? {
+            Some(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| self.corrupt("audit", e)),
+            None => Ok(None),
+        }
     }
 
     /// The finished run's solution, if stored.

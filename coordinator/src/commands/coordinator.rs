@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::plan::PlanParams;
 use hakase_coordinator::cluster::progress::RunProgress;
@@ -178,6 +179,10 @@ pub struct Coordinator {
     /// Ranking lines to print.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// Share (0–1) of the workers' bound claims re-run on another worker before the result
+    /// is declared; the claims that decide the result are re-run whatever this says.
+    #[arg(long, value_name = "F", default_value_t = AuditPolicy::DEFAULT_FRACTION)]
+    pub audit_fraction: f64,
 }
 
 impl Coordinator {
@@ -192,7 +197,17 @@ impl Coordinator {
         let game = self.game.load()?;
         super::guard::check_max_guesses(&game, self.run.max_guesses)?;
         let config = self.run.config();
-        let mut engine = Engine::new(game, config, &self.db, self.cut.params())
+        if !(0.0..=1.0).contains(&self.audit_fraction) {
+            bail!(
+                "--audit-fraction must be between 0 and 1 (a share of the claims), not {}",
+                self.audit_fraction
+            );
+        }
+        let params = EngineParams {
+            audit: Some(AuditPolicy::with_fraction(self.audit_fraction)),
+            ..self.cut.params()
+        };
+        let mut engine = Engine::new(game, config, &self.db, params)
             .with_context(|| format!("opening the run in {}", self.db.display()))?;
         if let Some(path) = &self.job_log {
             let log = hakase_coordinator::cluster::joblog::JobLog::open(path)
@@ -232,6 +247,7 @@ impl Coordinator {
                     super::write_json(out, &doc)?;
                 } else {
                     report::write_text(out, engine.game, engine.table, &solution, self.top)?;
+                    writeln!(out, "{}", engine.snapshot().audit.line())?;
                 }
                 // After the result is printed: a failed write loses only the file.
                 if let (Some(path), Some(tree)) = (&self.tree_out, &solution.tree) {

@@ -1,5 +1,6 @@
 //! One module per subcommand; this module holds the small pieces several of them share.
 
+pub mod audit;
 pub mod candidates;
 pub mod chart;
 pub mod compare;

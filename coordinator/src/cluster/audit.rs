@@ -1,0 +1,208 @@
+//! Results are claims: which claims of a finished search get re-run, how a re-run judges
+//! the claim, and the account of checking printed with the proven result.
+//!
+//! An exact claim carries a tree, which the engine verifies on arrival. A bound claim
+//! ("this first guess totals at least β") carries nothing; when the first guess's admissible
+//! lower bound does not already reach its cutoff, the claim is what pruned the guess, and a
+//! false one could hide the optimum. So before a run is declared finished, the claims that
+//! decide the result (the runner-up's value and every claim tied with it) and a
+//! reproducible sample of the rest are solved again by another worker (or by the
+//! coordinator when no other worker is there).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use hakase_core::solver::Outcome;
+use hakase_proto::job::{JobId, JobSpec};
+use serde::{Deserialize, Serialize};
+
+/// The coordinator's own worker id, for re-runs it solves itself.
+pub const COORDINATOR: u64 = 0;
+
+/// How many claims are re-run besides the decisive ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AuditPolicy {
+    /// Share of the other needed bound claims re-run, in parts per million (so the
+    /// parameters stay `Eq`).
+    pub fraction_ppm: u32,
+}
+
+impl AuditPolicy {
+    /// The default share re-run: 5 %.
+    pub const DEFAULT_FRACTION: f64 = 0.05;
+
+    /// A policy re-running `fraction` (0–1) of the claims.
+    pub fn with_fraction(fraction: f64) -> AuditPolicy {
+        AuditPolicy {
+            fraction_ppm: (fraction.clamp(0.0, 1.0) * 1e6).round() as u32,
+        }
+    }
+
+    /// The share as a fraction.
+    pub fn fraction(&self) -> f64 {
+        f64::from(self.fraction_ppm) / 1e6
+    }
+
+    /// True when job `id` of run `run` is in the sample. A function of both only, so a
+    /// re-run of the audit (or `hakase audit`) picks the same claims.
+    pub fn sampled(&self, run: &str, id: JobId) -> bool {
+        sample_point(run, id) < u64::from(self.fraction_ppm)
+    }
+}
+
+/// A point in 0..1,000,000 fixed by run and job (FNV-1a: stable across builds, unlike the
+/// standard hasher).
+fn sample_point(run: &str, id: JobId) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in run.bytes().chain(id.to_bytes()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash % 1_000_000
+}
+
+/// Why a claim is re-run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// It decides the result: the runner-up, or tied with it.
+    Decisive,
+    /// It fell in the sample.
+    Policy,
+}
+
+/// A claim waiting for, or under, a re-run.
+#[derive(Debug, Clone)]
+pub struct Recheck {
+    /// The job.
+    pub spec: Arc<JobSpec>,
+    /// The cutoff the claim must hold to: the first guess's final cutoff.
+    pub beta: u32,
+    /// What was claimed.
+    pub claimed: Outcome,
+    /// Who claimed it (`None` for results older than claim records).
+    pub claimant: Option<u64>,
+    /// Why it is re-run.
+    pub reason: Reason,
+    /// The worker re-running it, until when.
+    pub holder: Option<(u64, Instant)>,
+}
+
+/// What a re-run says of the claim.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The re-run agrees: the guess totals at least the cutoff.
+    Confirmed,
+    /// The re-run found (with a verified tree) a total below the cutoff: the claim was false.
+    Refuted(u32),
+}
+
+/// Judges a claim needed to hold up to `beta` by the re-run's `outcome` (exact outcomes are
+/// tree-verified before they get here).
+pub fn verdict(beta: u32, outcome: Outcome) -> Verdict {
+    match outcome {
+        Outcome::Exact { value, .. } if value < beta => Verdict::Refuted(value),
+        _ => Verdict::Confirmed,
+    }
+}
+
+/// How a run's result was checked.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AuditSummary {
+    /// False for runs whose workers are trusted (the embedded run).
+    pub enabled: bool,
+    /// The share of other claims re-run.
+    pub fraction: f64,
+    /// Exact claims whose tree was verified on arrival.
+    pub exact_verified: u64,
+    /// Pruned first guesses whose admissible lower bound already reaches the cutoff.
+    pub covered_by_bound: u64,
+    /// Claims re-run because they decide the result.
+    pub rerun_decisive: u64,
+    /// Claims re-run because they fell in the sample.
+    pub rerun_policy: u64,
+    /// Of the re-runs, how many the coordinator solved itself (no other worker there).
+    pub rerun_on_coordinator: u64,
+    /// Needed claims accepted without a re-run (outside the sample).
+    pub unchecked: u64,
+    /// Results refused or refuted: forged trees, re-runs that disagreed.
+    pub lies_caught: u64,
+    /// Worker ids quarantined, in order.
+    pub quarantined: Vec<u64>,
+}
+
+impl AuditSummary {
+    /// One line for the end of a run.
+    pub fn line(&self) -> String {
+        if !self.enabled {
+            return "checked: workers in this process are trusted; exact claims verified by tree"
+                .into();
+        }
+        let coordinator = if self.rerun_on_coordinator > 0 {
+            format!(
+                "; {} on the coordinator, no other worker being there",
+                self.rerun_on_coordinator
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "checked: {} exact claims verified by tree, {} bound claims re-run ({} by policy \
+             at {}%, {} decisive{coordinator}), {} first guesses settled by the admissible \
+             bound alone, {} claims accepted unchecked; {} quarantined workers",
+            self.exact_verified,
+            self.rerun_policy + self.rerun_decisive,
+            self.rerun_policy,
+            self.fraction * 100.0,
+            self.rerun_decisive,
+            self.covered_by_bound,
+            self.unchecked,
+            self.quarantined.len()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sample_is_reproducible_and_near_its_fraction() {
+        let policy = AuditPolicy::with_fraction(0.05);
+        let picked: Vec<bool> = (0..20_000u128)
+            .map(|i| policy.sampled("run-a", JobId(i * 7919)))
+            .collect();
+        let again: Vec<bool> = (0..20_000u128)
+            .map(|i| policy.sampled("run-a", JobId(i * 7919)))
+            .collect();
+        assert_eq!(picked, again);
+        let share = picked.iter().filter(|&&p| p).count();
+        assert!((800..1200).contains(&share), "{share} of 20000 sampled");
+        assert!(!AuditPolicy::with_fraction(0.0).sampled("run-a", JobId(1)));
+        assert!(AuditPolicy::with_fraction(1.0).sampled("run-a", JobId(1)));
+    }
+
+    #[test]
+    fn a_rerun_refutes_only_with_an_exact_total_below_the_cutoff() {
+        assert_eq!(verdict(964, Outcome::AtLeast(964)), Verdict::Confirmed);
+        assert_eq!(
+            verdict(
+                964,
+                Outcome::Exact {
+                    value: 970,
+                    guess: 3
+                }
+            ),
+            Verdict::Confirmed
+        );
+        assert_eq!(
+            verdict(
+                970,
+                Outcome::Exact {
+                    value: 964,
+                    guess: 3
+                }
+            ),
+            Verdict::Refuted(964)
+        );
+    }
+}

@@ -1,0 +1,156 @@
+//! `hakase audit`: re-check a finished run in this process — its optimal tree, and a share
+//! of the claims that settled the other first guesses — and fail on any mismatch.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use hakase_coordinator::cluster::audit::{verdict, AuditPolicy, Verdict};
+use hakase_coordinator::query::run::{self, DEFAULT_DATA_DIR};
+use hakase_core::solver::{Solver, INFEASIBLE};
+use hakase_core::{FeedbackTable, Game};
+use hakase_proto::job::{JobKind, JobSpec};
+
+/// Re-check a finished run: verify its optimal tree and re-solve the runner-up's claim and
+/// a reproducible share of the other claims, here, with the exact solver.
+///
+/// Exits non-zero when anything disagrees with what the run stored.
+#[derive(Debug, Args)]
+pub struct Audit {
+    /// The run: a directory, or a run name under --data.
+    #[arg(long, value_name = "R")]
+    pub run: String,
+    /// Where runs live.
+    #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
+    pub data: PathBuf,
+    /// Share (0–1) of the claims re-solved besides the runner-up's (the same ones for the
+    /// same run every time).
+    #[arg(long, value_name = "F", default_value_t = AuditPolicy::DEFAULT_FRACTION)]
+    pub fraction: f64,
+}
+
+impl Audit {
+    /// Runs the audit.
+    pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        if !(0.0..=1.0).contains(&self.fraction) {
+            bail!(
+                "--fraction must be between 0 and 1 (a share of the claims), not {}",
+                self.fraction
+            );
+        }
+        let loaded = run::load(&self.run, &self.data)?;
+        let solution = loaded
+            .solution
+            .clone()
+            .with_context(|| format!("run {} is not finished: nothing to audit", self.run))?;
+        let best = solution
+            .best
+            .context("the run proved that no strategy wins; there is no tree to check")?;
+        let game: &'static Game = Box::leak(Box::new(loaded.game.clone()));
+        let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
+        let mut mismatches = Vec::new();
+
+        let value = best.outcome.value();
+        let tree_ok = match &solution.tree {
+            None => {
+                mismatches.push("the run stores no optimal tree".to_string());
+                false
+            }
+            Some(tree) => {
+                let eval = tree.evaluate(game, table, &game.all_answers());
+                let ok = tree.guess == best.guess
+                    && eval.unsolved.is_empty()
+                    && eval.total == u64::from(value)
+                    && eval.worst <= solution.guesses_left;
+                if !ok {
+                    mismatches.push(format!(
+                        "the tree totals {} (worst {}, {} unsolved, first guess {}); the run says \
+                         {value} from {}",
+                        eval.total,
+                        eval.worst,
+                        eval.unsolved.len(),
+                        game.guess_text(tree.guess),
+                        game.guess_text(best.guess)
+                    ));
+                }
+                ok
+            }
+        };
+
+        let config = solution.config.clone();
+        let solver = Solver::new(game, table, config.clone(), 1 << 22);
+        let root = solver.root(solution.guesses_left);
+        let order = solver.guess_order(&root).guesses;
+        let at = |g| order.iter().position(|b| b.guess == g);
+        let best_at = at(best.guess).unwrap_or(usize::MAX);
+        let policy = AuditPolicy::with_fraction(self.fraction);
+        let run_id = loaded.manifest.run_id();
+        let (mut covered, mut rerun, mut unchecked) = (0, 0, 0);
+        let mut decisive_done = false;
+        for claim in solution.ranking.iter().filter(|v| v.guess != best.guess) {
+            let Some(i) = at(claim.guess) else {
+                mismatches.push(format!(
+                    "{} is ranked but is no first guess the search tries",
+                    game.guess_text(claim.guess)
+                ));
+                continue;
+            };
+            // The total this first guess had to reach for the best to stand (see the plan).
+            let cutoff = if i < best_at { value + 1 } else { value };
+            if claim.outcome.value() < cutoff {
+                mismatches.push(format!(
+                    "{} is ranked at {}, below the best {value}",
+                    game.guess_text(claim.guess),
+                    claim.outcome.value()
+                ));
+                continue;
+            }
+            if order[i].lower >= cutoff {
+                covered += 1;
+                continue;
+            }
+            let spec = JobSpec {
+                kind: JobKind::Guess(claim.guess),
+                node: root.clone(),
+            };
+            let picked =
+                !decisive_done || policy.sampled(&run_id, spec.id(game.fingerprint(), &config));
+            decisive_done = true;
+            if !picked {
+                unchecked += 1;
+                continue;
+            }
+            rerun += 1;
+            let outcome = solver.evaluate_guess(&root, claim.guess, cutoff.min(INFEASIBLE));
+            if let Verdict::Refuted(found) = verdict(cutoff, outcome) {
+                mismatches.push(format!(
+                    "{}: the run claims at least {}, re-solved to {found}",
+                    game.guess_text(claim.guess),
+                    claim.outcome.value()
+                ));
+            }
+        }
+        writeln!(
+            out,
+            "audit of {}: tree of {} ({value}) {}; {rerun} claims re-solved (the runner-up's and \
+             {}% of the rest), {covered} settled by the admissible bound, {unchecked} not \
+             re-solved",
+            loaded.name,
+            game.guess_text(best.guess),
+            if tree_ok { "verified" } else { "FAILED" },
+            self.fraction * 100.0
+        )?;
+        for m in &mismatches {
+            writeln!(out, "mismatch: {m}")?;
+        }
+        if !mismatches.is_empty() {
+            bail!(
+                "run {} failed its audit: {} mismatches",
+                loaded.name,
+                mismatches.len()
+            );
+        }
+        Ok(())
+    }
+}
