@@ -33,6 +33,7 @@ const TEXT = {
     fromTree: "保存された最適木より",
     computed: "その場で計算（最適木から外れた手）",
     proven: "最適性は証明済み",
+    provenGiven: (w) => `初手「${w}」を前提とした最適性は証明済み（初手そのものの最適性ではない）`,
     notProven: "上界（証明なし）",
     answers: "答え",
     tries: "回",
@@ -71,6 +72,7 @@ const TEXT = {
     fromTree: "from the stored optimal tree",
     computed: "computed on the spot (you left the optimal tree)",
     proven: "proven optimal",
+    provenGiven: (w) => `proven optimal GIVEN THE FIRST GUESS ${w}`,
     notProven: "upper bound, not proven",
     answers: "answers",
     tries: "tries",
@@ -167,7 +169,11 @@ function renderRunInfo() {
     $("run-info").textContent = state.runs.length ? "" : t("noRuns");
     return;
   }
-  const proof = run.proven ? t("proven") : t("notProven");
+  const proof = !run.proven
+    ? t("notProven")
+    : run.first_guess_fixed
+      ? t("provenGiven", run.first_guess_fixed)
+      : t("proven");
   const mean = run.total ? (run.total / run.answers).toFixed(4) : "?";
   $("run-info").textContent =
     `${run.game}: ${run.answers} ${t("answers")}, ${run.tries} ${t("tries")} · ` +
