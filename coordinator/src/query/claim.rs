@@ -1,6 +1,7 @@
 //! What a result may claim, said the same way everywhere it is shown (CLI text, JSON, the web
 //! page, tree files): a solve restricted to one first guess proves the optimum only *given*
-//! that guess, and a restricted (top-k) search proves nothing.
+//! that guess, and a restricted (top-k) search, or a tree file that records no proof (the
+//! text format), is only an upper bound.
 
 /// The claim of a result: `proven` as the solver reported it, and the first guess the solve
 /// was restricted to, if any.
@@ -8,9 +9,9 @@ pub fn claim(proven: bool, first: Option<&str>) -> String {
     match (proven, first) {
         (true, None) => "proven optimal".to_string(),
         (true, Some(w)) => format!("proven optimal GIVEN THE FIRST GUESS {w}"),
-        (false, None) => "UPPER BOUND ONLY (restricted search, not a proof)".to_string(),
+        (false, None) => "UPPER BOUND ONLY (not proven optimal)".to_string(),
         (false, Some(w)) => {
-            format!("UPPER BOUND ONLY given the first guess {w} (restricted search, not a proof)")
+            format!("UPPER BOUND ONLY given the first guess {w} (not proven optimal)")
         }
     }
 }
@@ -28,7 +29,7 @@ mod tests {
         );
         assert_eq!(
             claim(false, Some("salet")),
-            "UPPER BOUND ONLY given the first guess salet (restricted search, not a proof)"
+            "UPPER BOUND ONLY given the first guess salet (not proven optimal)"
         );
     }
 }

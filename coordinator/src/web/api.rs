@@ -188,8 +188,8 @@ async fn chart(
     let on_tree = run.oracle().is_ok_and(|o| o.follows_tree(&steps));
     let work = move || -> Result<StepChart, Status> {
         let oracle = run.oracle().map_err(run_status)?.with_solve_limit(limit);
-        let next = oracle.next_guess(&steps).map_err(query_status)?;
-        step_chart(&run, &oracle, &steps, &next).map_err(query_status)
+        let (next, solved) = oracle.next_guess_with_tree(&steps).map_err(query_status)?;
+        step_chart(&run, &oracle, &steps, &next, solved.as_ref()).map_err(query_status)
     };
     let chart = if on_tree {
         work()?
