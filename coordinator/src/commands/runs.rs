@@ -63,9 +63,11 @@ impl Runs {
                 writeln!(out, "{} unreadable: {err}", pad(&row.name, 20))?;
                 continue;
             }
-            let state = match row.finished {
-                true => format!("finished ({})", row.claim),
-                false => "unfinished".to_string(),
+            let whole_proof = row.proven && row.first_guess_fixed.is_none();
+            let state = match (row.finished, whole_proof) {
+                (true, true) => "finished (proven)".to_string(),
+                (true, false) => format!("finished ({})", row.claim),
+                (false, _) => "unfinished".to_string(),
             };
             writeln!(
                 out,
