@@ -438,12 +438,20 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
                 "{text}"
             );
         }
-        client
-            .execute("document.getElementById('puzzle').scrollIntoView()", vec![])
-            .await
-            .expect("scroll");
-        screenshot(&client, &shots, "phone-puzzle.png", 390, 844).await;
-        screenshot(&client, &shots, "desktop-puzzle.png", 1280, 900).await;
+        for (name, width, height) in [
+            ("phone-puzzle.png", 390, 844),
+            ("desktop-puzzle.png", 1280, 900),
+        ] {
+            client
+                .set_window_size(width, height)
+                .await
+                .expect("resizing");
+            client
+                .execute("document.getElementById('puzzle').scrollIntoView()", vec![])
+                .await
+                .expect("scroll");
+            screenshot(&client, &shots, name, width, height).await;
+        }
 
         // A game in progress, at phone and desktop widths.
         client
