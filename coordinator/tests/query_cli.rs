@@ -299,7 +299,15 @@ fn tree_files_and_custom_list_runs_answer_queries() {
         "-H",
         "ジーランス=灰灰灰灰灰",
     ]);
-    assert_eq!(from_text, from_json);
+    // A text tree records no proof: the same answer, claimed only as an upper bound.
+    assert_eq!(
+        from_text.replace(
+            "from the run's tree: UPPER BOUND ONLY (not proven optimal)",
+            "from the optimal tree"
+        ),
+        from_json
+    );
+    assert_ne!(from_text, from_json);
     let err = failure(&["query", "--tree", text_path]);
     assert!(
         err.contains(

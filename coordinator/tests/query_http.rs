@@ -196,6 +196,30 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
     assert_eq!(rows[0]["pattern"], "灰灰灰灰灰");
     assert_eq!(rows[0]["count"], 24);
 
+    // Off the stored tree (the run opens with ジーランス), every row still names its next
+    // guess, read from the subtree solved on the spot, and the rows add up to the step's
+    // total: 203, the same optimum the run restricted to レントラー stores for this step.
+    let off = history(&[("レントラー", "灰灰灰灰灰")]);
+    let (status, next) = post(a, "/api/v1/next", json!({"run": "qiita", "history": off})).await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        (next["source"].as_str(), next["total"].as_u64()),
+        (Some("computed"), Some(203))
+    );
+    let (status, chart) = post(a, "/api/v1/chart", json!({"run": "qiita", "history": off})).await;
+    assert_eq!(status, 200);
+    assert_eq!(chart["source"], "computed");
+    assert_eq!(chart["guess"], next["guess"]);
+    let rows = chart["rows"].as_array().expect("rows");
+    let count: u64 = rows.iter().map(|r| r["count"].as_u64().unwrap()).sum();
+    let total: u64 = rows.iter().map(|r| r["total"].as_u64().unwrap()).sum();
+    assert_eq!((count, total), (67, 203));
+    assert!(
+        rows.iter()
+            .all(|r| r["next"].is_string() || r["digits"] == "22222"),
+        "{rows:?}"
+    );
+
     // The first-guess chart adds up to the run's total.
     let (status, chart) = post(a, "/api/v1/chart", json!({"run": "qiita"})).await;
     assert_eq!(status, 200);

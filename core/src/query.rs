@@ -273,6 +273,15 @@ impl<'a> Oracle<'a> {
     /// The optimal next guess after `steps`, with the candidates left and the values of the
     /// optimal strategy from here.
     pub fn next_guess(&self, steps: &[Step]) -> Result<NextGuess, QueryError> {
+        self.next_guess_with_tree(steps).map(|(next, _)| next)
+    }
+
+    /// [`Oracle::next_guess`], and when the history left the stored tree, the optimal subtree
+    /// solved on the spot (so a caller can chart every branch of it without solving again).
+    pub fn next_guess_with_tree(
+        &self,
+        steps: &[Step],
+    ) -> Result<(NextGuess, Option<Tree>), QueryError> {
         let position = self.walk(steps)?;
         let cap = self.guess_cap();
         let guesses_left = cap.saturating_sub(steps.len() as u32);
@@ -294,7 +303,7 @@ impl<'a> Oracle<'a> {
         if answer.won {
             answer.total = Some(0);
             answer.worst = Some(0);
-            return Ok(answer);
+            return Ok((answer, None));
         }
         let node = if steps.is_empty() {
             Some(self.tree)
@@ -307,7 +316,7 @@ impl<'a> Oracle<'a> {
                 answer.guess = Some(node.guess);
                 answer.total = Some(eval.total);
                 answer.worst = Some(eval.worst);
-                return Ok(answer);
+                return Ok((answer, None));
             }
         }
         answer.source = Source::Computed;
@@ -322,13 +331,14 @@ impl<'a> Oracle<'a> {
             guesses_left,
             hard: position.hard,
         };
-        if let Some(tree) = self.solve_here(&node) {
+        let tree = self.solve_here(&node);
+        if let Some(tree) = &tree {
             let eval = tree.evaluate(self.game, self.table, &node.candidates);
             answer.guess = Some(tree.guess);
             answer.total = Some(eval.total);
             answer.worst = Some(eval.worst);
         }
-        Ok(answer)
+        Ok((answer, tree))
     }
 
     /// The chart of `first` (default: the run's best first guess) under the optimal strategy.

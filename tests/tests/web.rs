@@ -7,6 +7,9 @@
 //! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them); without them the
 //! test says so loudly and passes. Set HAKASE_SCREENSHOTS=DIR to keep phone- and
 //! desktop-sized screenshots of the page.
+//!
+//! It also solves one committed puzzle (core/data/puzzles/) through the page's puzzle section:
+//! a wrong answer is called wrong, the solution typed in hiragana is called right.
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -133,6 +136,22 @@ async fn settled(client: &Client, steps: usize) -> String {
             };
             panic!("the page did not settle at step {steps} (busy {busy}, shown {shown}): {error}");
         }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// Runs `script` until it returns a non-empty string (at most 20 s), and returns that.
+async fn wait_until(client: &Client, script: &str) -> String {
+    let started = Instant::now();
+    loop {
+        let v = client.execute(script, vec![]).await.expect("script");
+        if let Some(s) = v.as_str().filter(|s| !s.is_empty()) {
+            return s.to_string();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the page never answered {script}"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -345,6 +364,94 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
         }
         let played = play(&client, &base, &salet_run, wordle_answer, false).await;
         assert_eq!(played, 4, "{}", salet_run.game.answer_text(wordle_answer));
+
+        // The tree of `solve --first salet` never claims more than it proves.
+        let info = client
+            .find(Locator::Id("run-info"))
+            .await
+            .expect("run info")
+            .text()
+            .await
+            .expect("text");
+        assert!(
+            info.ends_with("proven optimal GIVEN THE FIRST GUESS salet"),
+            "{info}"
+        );
+
+        // One committed puzzle, answered wrong and then right through the page.
+        let batch: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../core/data/puzzles/pokemon-today/puzzles.json"),
+            )
+            .expect("the committed batch"),
+        )
+        .expect("JSON");
+        let solution = batch[0]["solution"]
+            .as_str()
+            .expect("a solution")
+            .to_string();
+        client
+            .goto(&format!("{base}/?run=qiita&lang=en"))
+            .await
+            .expect("page");
+        settled(&client, 0).await;
+        let shown = wait_until(&client, "return document.body.dataset.puzzle || ''").await;
+        assert_eq!(shown, "pokemon-today/1");
+        let rows = client
+            .find_all(Locator::Css("#puzzle-rows li"))
+            .await
+            .expect("rows");
+        assert_eq!(rows.len(), batch[0]["rows"].as_array().map_or(0, Vec::len));
+        for (answer, verdict) in [
+            ("ピカチュウ", "wrong"),
+            (hiragana(&solution).as_str(), "right"),
+        ] {
+            let input = client
+                .find(Locator::Id("puzzle-answer"))
+                .await
+                .expect("input");
+            input.clear().await.expect("clear");
+            input.send_keys(answer).await.expect("typing");
+            client
+                .execute("delete document.body.dataset.puzzleVerdict", vec![])
+                .await
+                .expect("reset");
+            client
+                .find(Locator::Id("puzzle-check"))
+                .await
+                .expect("check")
+                .click()
+                .await
+                .expect("check");
+            let got = wait_until(&client, "return document.body.dataset.puzzleVerdict || ''").await;
+            assert_eq!(got, verdict, "{answer}");
+            let text = client
+                .find(Locator::Id("puzzle-verdict"))
+                .await
+                .expect("verdict")
+                .text()
+                .await
+                .expect("text");
+            assert!(
+                text.ends_with(&format!("The answer is {solution}.")),
+                "{text}"
+            );
+        }
+        for (name, width, height) in [
+            ("phone-puzzle.png", 390, 844),
+            ("desktop-puzzle.png", 1280, 900),
+        ] {
+            client
+                .set_window_size(width, height)
+                .await
+                .expect("resizing");
+            client
+                .execute("document.getElementById('puzzle').scrollIntoView()", vec![])
+                .await
+                .expect("scroll");
+            screenshot(&client, &shots, name, width, height).await;
+        }
 
         // A game in progress, at phone and desktop widths.
         client

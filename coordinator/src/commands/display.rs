@@ -178,7 +178,8 @@ impl Display {
             let oracle = run.oracle()?;
             let chart = oracle.chart(first)?;
             let mean = chart.total as f64 / run.game.answers().len().max(1) as f64;
-            let proven = run.solution.as_ref().is_some_and(|s| s.proven);
+            // A run of `solve --first W` is proven only given W: not labelled proven here.
+            let proven = run.proven() && run.first.is_none();
             return Ok(ChartView::from_chart(
                 &run.game,
                 &chart.to_chart(),

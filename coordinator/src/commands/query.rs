@@ -7,6 +7,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::query::run::{self, LoadedRun, DEFAULT_DATA_DIR};
 use hakase_coordinator::query::treerun::load_tree_file;
+use hakase_coordinator::query::view::NextView;
 use hakase_core::history::Step;
 use hakase_core::query::{NextGuess, Source};
 use serde::Serialize;
@@ -76,56 +77,6 @@ pub struct Query {
     pub json: bool,
 }
 
-/// The JSON answer.
-#[derive(Debug, Serialize)]
-pub struct NextJson {
-    /// Run name.
-    pub run: String,
-    /// Steps played.
-    pub steps: usize,
-    /// The game is won.
-    pub won: bool,
-    /// Some strategy still wins every candidate.
-    pub feasible: bool,
-    /// The optimal next guess.
-    pub guess: Option<String>,
-    /// How many answers are left.
-    pub candidate_count: usize,
-    /// The answers left when at most 20.
-    pub candidates: Option<Vec<String>>,
-    /// Further guesses in total over the candidates.
-    pub total: Option<u64>,
-    /// total / candidate_count.
-    pub expected: Option<f64>,
-    /// Most further guesses.
-    pub worst: Option<u32>,
-    /// "tree" or "computed".
-    pub source: Source,
-    /// Guesses still allowed.
-    pub guesses_left: u32,
-}
-
-impl NextJson {
-    /// The JSON form of an answer.
-    pub fn new(run: &LoadedRun, next: &NextGuess) -> NextJson {
-        NextJson {
-            run: run.name.clone(),
-            steps: next.steps,
-            won: next.won,
-            feasible: next.feasible(),
-            guess: next.guess.map(|g| run.game.guess_text(g).to_string()),
-            candidate_count: next.candidates.len(),
-            candidates: (next.candidates.len() <= 20)
-                .then(|| answer_words(&run.game, &next.candidates)),
-            total: next.total,
-            expected: next.expected(),
-            worst: next.worst,
-            source: next.source,
-            guesses_left: next.guesses_left,
-        }
-    }
-}
-
 impl Query {
     /// Loads the run, answers and prints.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
@@ -134,59 +85,57 @@ impl Query {
         let oracle = run.oracle()?;
         let next = oracle.next_guess(&steps)?;
         if self.json {
-            return write_json(out, &NextJson::new(&run, &next));
+            return write_json(out, &NextView::new(&run, &next));
         }
         write_next(out, &run, &steps, &next)
     }
 }
 
-/// Prints an answer as text (shared with `hakase play`).
+/// Prints an answer as text (shared with `hakase play`), rendered from the query side's one
+/// view model.
 pub fn write_next(
     out: &mut dyn Write,
     run: &LoadedRun,
     steps: &[Step],
     next: &NextGuess,
 ) -> Result<()> {
-    let game = &run.game;
-    if next.won {
-        let answer = next
+    let view = NextView::new(run, next);
+    if view.won {
+        let answer = view
             .candidates
-            .first()
-            .map_or("?", |&a| game.answer_text(a));
-        writeln!(out, "won in {} guesses: {answer}", next.steps)?;
+            .as_ref()
+            .and_then(|c| c.first())
+            .map_or("?", |a| a.as_str());
+        writeln!(out, "won in {} guesses: {answer}", view.steps)?;
         return Ok(());
     }
-    let history: Vec<String> = steps.iter().map(|s| s.display(game)).collect();
+    let history: Vec<String> = steps.iter().map(|s| s.display(&run.game)).collect();
     let after = if history.is_empty() {
         "before any guess".to_string()
     } else {
         format!("after {}", history.join(" "))
     };
-    writeln!(out, "{} answers left {after}", next.candidates.len())?;
-    match next.guess {
+    writeln!(out, "{} answers left {after}", view.candidate_count)?;
+    match &view.guess {
         Some(guess) => {
-            let from = match next.source {
-                Source::Tree => "from the optimal tree",
-                Source::Computed => "computed on the spot: the history left the stored tree",
-            };
-            writeln!(out, "next guess: {} ({from})", game.guess_text(guess))?;
+            writeln!(out, "next guess: {guess} ({})", view.origin())?;
             writeln!(
                 out,
                 "expected {:.5} more guesses (total {}), worst {}, {} guesses left",
-                next.expected().unwrap_or(0.0),
-                next.total.unwrap_or(0),
-                next.worst.unwrap_or(0),
-                next.guesses_left
+                view.expected.unwrap_or(0.0),
+                view.total.unwrap_or(0),
+                view.worst.unwrap_or(0),
+                view.guesses_left
             )?;
         }
         None => writeln!(
             out,
             "no strategy can find every remaining answer within the {} guesses left",
-            next.guesses_left
+            view.guesses_left
         )?,
     }
-    if next.candidates.len() <= 20 {
-        write_words(out, &answer_words(game, &next.candidates))?;
+    if let Some(words) = &view.candidates {
+        write_words(out, words)?;
     }
     Ok(())
 }
@@ -211,6 +160,7 @@ struct RunChartJson {
     first: String,
     source: Source,
     proven: bool,
+    claim: String,
     answers: usize,
     total: u64,
     worst: u32,
@@ -235,7 +185,7 @@ pub fn write_run_chart(
     let chart = oracle.chart(first)?;
     let len = super::guess_len(game, chart.first);
     let style = super::style_or_default(game, style);
-    let proven = run.solution.as_ref().is_some_and(|s| s.proven);
+    let proven = run.proven();
     if json {
         let rows = chart
             .rows
@@ -258,6 +208,7 @@ pub fn write_run_chart(
                 first: game.guess_text(chart.first).to_string(),
                 source: chart.source,
                 proven,
+                claim: run.claim(),
                 answers: game.answers().len(),
                 total: chart.total,
                 worst: chart.worst,
@@ -279,7 +230,11 @@ pub fn write_run_chart(
         chart.total,
         chart.total as f64 / game.answers().len().max(1) as f64,
         chart.worst,
-        if proven { ", proven" } else { "" }
+        if proven {
+            format!(", {}", run.claim())
+        } else {
+            String::new()
+        }
     )?;
     writeln!(out, "PATTERN LEFT SECOND TOTAL WORST")?;
     for r in &chart.rows {

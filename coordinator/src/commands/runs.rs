@@ -40,6 +40,8 @@ impl Runs {
                     options: String::new(),
                     finished: false,
                     proven: false,
+                    first_guess_fixed: None,
+                    claim: String::new(),
                     best_first_guess: None,
                     total: None,
                     answers: 0,
@@ -61,10 +63,11 @@ impl Runs {
                 writeln!(out, "{} unreadable: {err}", pad(&row.name, 20))?;
                 continue;
             }
-            let state = match (row.finished, row.proven) {
-                (true, true) => "finished (proven)",
-                (true, false) => "finished",
-                (false, _) => "unfinished",
+            let whole_proof = row.proven && row.first_guess_fixed.is_none();
+            let state = match (row.finished, whole_proof) {
+                (true, true) => "finished (proven)".to_string(),
+                (true, false) => format!("finished ({})", row.claim),
+                (false, _) => "unfinished".to_string(),
             };
             writeln!(
                 out,

@@ -15,6 +15,11 @@ use hakase_core::{treefile, Game};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use hakase_coordinator::query::claim::claim;
+use hakase_coordinator::query::firstrun::{first_run_dir, solve_first_run};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
 use super::write_json;
 use crate::game_args::GameArgs;
 
@@ -173,8 +178,14 @@ impl Solve {
             None if self.rank_all => FirstGuesses::RankAll,
             None => FirstGuesses::Best,
         };
-        if !self.in_memory && first == FirstGuesses::Best {
-            return self.run_resumable(game, table, config, entries, out);
+        match first {
+            FirstGuesses::Best if !self.in_memory => {
+                return self.run_resumable(game, table, config, entries, out)
+            }
+            FirstGuesses::Only(guess) if !self.in_memory => {
+                return self.run_first_stored(game, table, config, guess, entries, out)
+            }
+            _ => {}
         }
         let started = Instant::now();
         let reporter = Reporter::new(game);
@@ -186,7 +197,8 @@ impl Solve {
         let solution = pool.install(|| solver.solve_game(first, &|p| reporter.report(game, p)));
         reporter.finish();
         let elapsed = started.elapsed();
-        let summary = Summary::new(game, &solution, self.top, elapsed, solver.nodes_searched());
+        let summary = Summary::new(game, &solution, self.top, elapsed, solver.nodes_searched())
+            .given_first(self.first.is_some().then(|| first_text(game, &solution)));
         if self.json {
             write_json(out, &summary)?;
         } else {
@@ -204,7 +216,10 @@ impl Solve {
         solution: &Solution,
     ) -> Result<()> {
         match &self.tree_out {
-            Some(path) => write_tree(game, table, solution, path, self.format),
+            Some(path) => {
+                let first = self.first.is_some().then(|| first_text(game, solution));
+                write_tree(game, table, solution, first.as_deref(), path, self.format)
+            }
             None => Ok(()),
         }
     }
@@ -224,27 +239,12 @@ impl Solve {
     ) -> Result<()> {
         use hakase_coordinator::cluster::checkpoint::{run_checkpointed, CheckpointOptions};
         use hakase_coordinator::cluster::report;
-        use std::sync::atomic::{AtomicBool, Ordering};
-        use std::sync::Arc;
-
         let db = self
             .db
             .clone()
             .unwrap_or_else(|| default_run_dir(game.name(), &config));
 
-        let stop = Arc::new(AtomicBool::new(false));
-        {
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                {
-                    rt.block_on(hakase_coordinator::cluster::runtime::shutdown_signal());
-                    stop.store(true, Ordering::Relaxed);
-                }
-            });
-        }
+        let stop = stop_on_signal();
         let options = CheckpointOptions {
             db: db.clone(),
             threads: self.threads,
@@ -284,10 +284,95 @@ impl Solve {
     }
 }
 
+/// The first guess of a solution restricted to one (`--first`), as the game writes it.
+fn first_text(game: &Game, solution: &Solution) -> String {
+    solution
+        .ranking
+        .first()
+        .map_or_else(String::new, |r| game.guess_text(r.guess).to_string())
+}
+
+impl Solve {
+    /// `--first W` without --in-memory: the exact solve of that first guess stored as its own
+    /// run (default `hakase-data/<game>[-options]-first-W`), which a second call reads back.
+    fn run_first_stored(
+        &self,
+        game: &Game,
+        table: &hakase_core::FeedbackTable,
+        config: SolverConfig,
+        guess: hakase_core::GuessId,
+        entries: usize,
+        out: &mut dyn Write,
+    ) -> Result<()> {
+        let word = game.guess_text(guess).to_string();
+        let db = self
+            .db
+            .clone()
+            .unwrap_or_else(|| first_run_dir(&default_run_dir(game.name(), &config), &word));
+        let stop = stop_on_signal();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.threads.unwrap_or(0))
+            .build()
+            .context("starting the search threads")?;
+        let started = Instant::now();
+        let reporter = Reporter::new(game);
+        let outcome = solve_first_run(
+            game,
+            table,
+            config,
+            guess,
+            &db,
+            entries,
+            &pool,
+            &stop,
+            &|p| reporter.report(game, p),
+        )
+        .with_context(|| format!("solving with the run database {}", db.display()))?;
+        reporter.finish();
+        let Some(outcome) = outcome else {
+            return Err(super::guard::Interrupted::now(format!(
+                "the run {} was stopped — run the same command again to solve it",
+                db.display()
+            ))
+            .into());
+        };
+        if outcome.stored {
+            eprintln!("read the finished run {}", db.display());
+        }
+        let solution = &outcome.solution;
+        let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes)
+            .given_first(Some(word));
+        if self.json {
+            write_json(out, &summary)?;
+        } else {
+            summary.print(out)?;
+            writeln!(out, "stored as run {}", db.display())?;
+        }
+        self.write_tree_out(game, table, solution)
+    }
+}
+
+/// A flag set on Ctrl-C or SIGTERM: the resumable solves stop and keep what is settled.
+fn stop_on_signal() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = stop.clone();
+    std::thread::spawn(move || {
+        if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            rt.block_on(hakase_coordinator::cluster::runtime::shutdown_signal());
+            flag.store(true, Ordering::Relaxed);
+        }
+    });
+    stop
+}
+
 fn write_tree(
     game: &Game,
     table: &hakase_core::FeedbackTable,
     solution: &Solution,
+    first: Option<&str>,
     path: &PathBuf,
     format: TreeFormat,
 ) -> Result<()> {
@@ -299,6 +384,8 @@ fn write_tree(
             let about = serde_json::json!({
                 "config": solution.config,
                 "proven": solution.proven,
+                "first_guess": first,
+                "claim": claim(solution.proven, first),
                 "total": solution.best.map(|b| b.outcome.value()),
                 "guesses_left": solution.guesses_left,
             });
@@ -375,6 +462,10 @@ struct Summary {
     guesses: usize,
     config: SolverConfig,
     proven: bool,
+    /// The first guess the solve was restricted to (--first).
+    first_guess_fixed: Option<String>,
+    /// What the result may claim, as every view says it.
+    claim: String,
     possible: bool,
     guesses_left: u32,
     best_first_guess: Option<String>,
@@ -405,6 +496,8 @@ impl Summary {
             guesses: game.guesses().len(),
             config: solution.config.clone(),
             proven: solution.proven,
+            first_guess_fixed: None,
+            claim: claim(solution.proven, None),
             possible: solution.best.is_some(),
             guesses_left: solution.guesses_left,
             best_first_guess: solution.best.map(|b| game.guess_text(b.guess).to_string()),
@@ -431,12 +524,15 @@ impl Summary {
         }
     }
 
+    /// Marks a solve restricted to its first guess (--first): the claim names it.
+    fn given_first(mut self, first: Option<String>) -> Self {
+        self.claim = claim(self.proven, first.as_deref());
+        self.first_guess_fixed = first;
+        self
+    }
+
     fn print(&self, out: &mut dyn Write) -> Result<()> {
-        let claim = if self.proven {
-            "proven optimal"
-        } else {
-            "UPPER BOUND ONLY (restricted search, not a proof)"
-        };
+        let claim = &self.claim;
         writeln!(
             out,
             "{}: {} answers, {} guesses, {:?} objective, {:?} mode{}",

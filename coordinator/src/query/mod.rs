@@ -3,12 +3,15 @@
 //! `plot`, `display` and `chart --run`.
 
 pub mod catalog;
+pub mod claim;
 pub mod custom;
+pub mod firstrun;
 pub mod live;
 pub mod run;
 pub mod service;
 pub mod stepchart;
 pub mod treerun;
+pub mod view;
 
 pub use catalog::{CatalogError, RunCatalog};
 pub use live::{LiveCatalog, ScanReport, Sources, TreeSource};

@@ -126,6 +126,9 @@ pub struct LoadedRun {
     pub table: FeedbackTable,
     /// The stored solution, once the run finished.
     pub solution: Option<Solution>,
+    /// The first guess the solve was restricted to (`solve --first W`): its result is optimal
+    /// only given that guess.
+    pub first: Option<String>,
 }
 
 impl LoadedRun {
@@ -141,6 +144,16 @@ impl LoadedRun {
         })
     }
 
+    /// True when the stored solution is a proof (given [`LoadedRun::first`], if any).
+    pub fn proven(&self) -> bool {
+        self.solution.as_ref().is_some_and(|s| s.proven)
+    }
+
+    /// What the run's result may claim, in the words every view uses.
+    pub fn claim(&self) -> String {
+        super::claim::claim(self.proven(), self.first.as_deref())
+    }
+
     /// The one-line summary `hakase runs` and the `Runs` RPC show.
     pub fn summary(&self) -> RunSummary {
         let best = self.solution.as_ref().and_then(|s| s.best);
@@ -151,7 +164,9 @@ impl LoadedRun {
             fingerprint: self.manifest.fingerprint.clone(),
             options: serde_json::to_string(&self.manifest.config).unwrap_or_default(),
             finished: self.manifest.finished && self.solution.is_some(),
-            proven: self.solution.as_ref().is_some_and(|s| s.proven),
+            proven: self.proven(),
+            first_guess_fixed: self.first.clone(),
+            claim: self.claim(),
             best_first_guess: best.map(|b| self.game.guess_text(b.guess).to_string()),
             total: best.map(|b| u64::from(b.outcome.value())),
             answers: self.game.answers().len(),
@@ -176,8 +191,12 @@ pub struct RunSummary {
     pub options: String,
     /// True once the optimal tree is stored.
     pub finished: bool,
-    /// True when the solution is a proof.
+    /// True when the solution is a proof (given `first_guess_fixed`, if set).
     pub proven: bool,
+    /// The first guess the solve was restricted to (`solve --first W`).
+    pub first_guess_fixed: Option<String>,
+    /// What the result may claim ("proven optimal", "proven optimal GIVEN THE FIRST GUESS W").
+    pub claim: String,
     /// Best first guess.
     pub best_first_guess: Option<String>,
     /// Its total.
@@ -230,7 +249,7 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
     if !is_run_dir(path) {
         return Err(RunError::NotARun(path.to_path_buf()));
     }
-    let (manifest, solution) = read_records(path)?;
+    let (manifest, solution, first) = read_records(path)?;
     let game = match load_preset(&manifest.game) {
         Ok(game) => game,
         Err(_) => custom::rebuild(&manifest.game, &manifest.fingerprint, path).map_err(|why| {
@@ -262,14 +281,15 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
         game,
         table,
         solution,
+        first,
     })
 }
 
-/// The manifest and solution, read with sled and the database closed again before returning.
+/// The manifest, solution and fixed first guess, read with sled and the database closed again before returning.
 /// The records are the JSON the run store writes (`meta/manifest`, `meta/solution`). sled
 /// panics on some damaged files: the open and the reads run isolated, so damage becomes
 /// [`RunError::Damaged`] and never takes the process down.
-fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>), RunError> {
+fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>, Option<String>), RunError> {
     let damaged = |why: String| RunError::Damaged {
         path: path.to_path_buf(),
         why,
@@ -301,9 +321,10 @@ fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>), RunError> {
             other => break other?,
         }
     };
-    let (manifest, solution) = sled_guard::isolate(|| {
+    let (manifest, solution, first) = sled_guard::isolate(|| {
         let meta = db.open_tree("meta")?;
-        Ok::<_, sled::Error>((meta.get("manifest")?, meta.get("solution")?))
+        let first = super::firstrun::read_first(&db)?;
+        Ok::<_, sled::Error>((meta.get("manifest")?, meta.get("solution")?, first))
     })
     .map_err(open_err)?;
     drop(db);
@@ -324,7 +345,7 @@ fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>), RunError> {
         ),
         None => None,
     };
-    Ok((manifest, solution))
+    Ok((manifest, solution, first))
 }
 
 /// Every run directory under `data`: `data` itself when it is a run, and each subdirectory

@@ -9,7 +9,8 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use hakase_core::query::{parse_history, NextGuess, OptimalChart, QueryError, Source};
+use hakase_core::history::Step;
+use hakase_core::query::{parse_history, OptimalChart, QueryError, Source};
 use hakase_core::treefile;
 use hakase_core::PatternStyle;
 use hakase_proto::v1::query_server::{Query, QueryServer};
@@ -24,12 +25,11 @@ use tonic::{Request, Response, Status};
 use super::catalog::{CatalogError, RunCatalog};
 use super::live::LiveCatalog;
 use super::run::{LoadedRun, RunError};
+use super::view::NextView;
+pub use super::view::LIST_CANDIDATES_UP_TO;
 
 /// Largest request the service decodes: a history of tries × (word, pattern) is far smaller.
 pub const MAX_REQUEST_BYTES: usize = 16 * 1024;
-
-/// Candidates listed in a reply; above it only the count is sent.
-pub const LIST_CANDIDATES_UP_TO: usize = 20;
 
 /// Bytes of tree text per streamed chunk.
 pub const TREE_CHUNK_BYTES: usize = 64 * 1024;
@@ -88,6 +88,47 @@ impl QueryService {
     /// The limits in force.
     pub fn limits(&self) -> ServiceLimits {
         self.limits
+    }
+
+    /// The run named `name` and `history` (guess, colours) read against its game: the
+    /// history's length is checked before anything is parsed.
+    pub fn read_history(
+        &self,
+        name: &str,
+        history: &[(&str, &str)],
+    ) -> Result<(Arc<LoadedRun>, Vec<Step>), Status> {
+        let run = self.run(name)?;
+        let tries = run.game.tries() as usize;
+        if history.len() > tries {
+            return Err(Status::invalid_argument(format!(
+                "the history has {} steps but the game allows only {tries} guesses",
+                history.len()
+            )));
+        }
+        let steps = parse_history(&run.game, history).map_err(query_status)?;
+        Ok((run, steps))
+    }
+
+    /// The next guess after `history` on run `name`: inline on the stored tree, through the
+    /// bounded solve pool when the history left it. Every front end renders this one view.
+    pub async fn next_view(
+        &self,
+        name: &str,
+        history: &[(&str, &str)],
+    ) -> Result<NextView, Status> {
+        let (run, steps) = self.read_history(name, history)?;
+        let oracle = run.oracle().map_err(run_status)?;
+        if oracle.follows_tree(&steps) {
+            let next = oracle.next_guess(&steps).map_err(query_status)?;
+            return Ok(NextView::new(&run, &next));
+        }
+        let limit = self.limits.max_solve_candidates;
+        self.solve(move || {
+            let oracle = run.oracle().map_err(run_status)?.with_solve_limit(limit);
+            let next = oracle.next_guess(&steps).map_err(query_status)?;
+            Ok(NextView::new(&run, &next))
+        })
+        .await
     }
 
     /// Runs `work` on a blocking thread under the solve semaphore.
@@ -182,31 +223,20 @@ fn source(s: Source) -> i32 {
     }
 }
 
-/// The reply for an answer of `run`.
-pub fn next_guess_reply(run: &LoadedRun, next: &NextGuess) -> NextGuessReply {
-    let game = &run.game;
+/// The gRPC reply of a [`NextView`].
+pub fn next_guess_reply(view: NextView) -> NextGuessReply {
     NextGuessReply {
-        won: next.won,
-        feasible: next.feasible(),
-        guess: next
-            .guess
-            .map(|g| game.guess_text(g).to_string())
-            .unwrap_or_default(),
-        candidate_count: next.candidates.len() as u32,
-        candidates: if next.candidates.len() <= LIST_CANDIDATES_UP_TO {
-            next.candidates
-                .iter()
-                .map(|&a| game.answer_text(a).to_string())
-                .collect()
-        } else {
-            Vec::new()
-        },
-        total: next.total.unwrap_or(0),
-        expected: next.expected().unwrap_or(0.0),
-        worst: next.worst.unwrap_or(0),
-        source: source(next.source),
-        guesses_left: next.guesses_left,
-        steps: next.steps as u32,
+        won: view.won,
+        feasible: view.feasible,
+        guess: view.guess.unwrap_or_default(),
+        candidate_count: view.candidate_count as u32,
+        candidates: view.candidates.unwrap_or_default(),
+        total: view.total.unwrap_or(0),
+        expected: view.expected.unwrap_or(0.0),
+        worst: view.worst.unwrap_or(0),
+        source: source(view.source),
+        guesses_left: view.guesses_left,
+        steps: view.steps as u32,
     }
 }
 
@@ -235,7 +265,8 @@ pub fn chart_reply(run: &LoadedRun, chart: &OptimalChart) -> ChartReply {
         total: chart.total,
         worst: chart.worst,
         source: source(chart.source),
-        proven: run.solution.as_ref().is_some_and(|s| s.proven),
+        proven: run.proven(),
+        claim: run.claim(),
     }
 }
 
@@ -263,34 +294,13 @@ impl Query for QueryService {
         request: Request<NextGuessRequest>,
     ) -> Result<Response<NextGuessReply>, Status> {
         let request = request.into_inner();
-        let run = self.run(&request.run)?;
-        let tries = run.game.tries() as usize;
-        if request.history.len() > tries {
-            return Err(Status::invalid_argument(format!(
-                "the history has {} steps but the game allows only {tries} guesses",
-                request.history.len()
-            )));
-        }
-        let texts: Vec<(&str, &str)> = request
+        let history: Vec<(&str, &str)> = request
             .history
             .iter()
             .map(|s| (s.guess.as_str(), s.pattern.as_str()))
             .collect();
-        let steps = parse_history(&run.game, &texts).map_err(query_status)?;
-        let oracle = run.oracle().map_err(run_status)?;
-        if oracle.follows_tree(&steps) {
-            let next = oracle.next_guess(&steps).map_err(query_status)?;
-            return Ok(Response::new(next_guess_reply(&run, &next)));
-        }
-        let limit = self.limits.max_solve_candidates;
-        let reply = self
-            .solve(move || {
-                let oracle = run.oracle().map_err(run_status)?.with_solve_limit(limit);
-                let next = oracle.next_guess(&steps).map_err(query_status)?;
-                Ok(next_guess_reply(&run, &next))
-            })
-            .await?;
-        Ok(Response::new(reply))
+        let view = self.next_view(&request.run, &history).await?;
+        Ok(Response::new(next_guess_reply(view)))
     }
 
     async fn chart(&self, request: Request<ChartRequest>) -> Result<Response<ChartReply>, Status> {
@@ -358,6 +368,8 @@ impl Query for QueryService {
                 total: s.total.unwrap_or(0),
                 answers: s.answers as u32,
                 tries: s.tries,
+                first_guess_fixed: s.first_guess_fixed.unwrap_or_default(),
+                claim: s.claim,
             })
             .collect();
         Ok(Response::new(RunsReply { runs }))
@@ -371,6 +383,8 @@ pub fn tree_about(run: &LoadedRun) -> serde_json::Value {
         "run": run.name,
         "config": run.manifest.config,
         "proven": solution.map(|s| s.proven),
+        "first_guess": run.first,
+        "claim": run.claim(),
         "total": solution.and_then(|s| s.best).map(|b| b.outcome.value()),
         "guesses_left": solution.map(|s| s.guesses_left),
     })

@@ -1,9 +1,14 @@
 //! The chart of the current step of a game in progress: for the optimal next guess, each
 //! pattern it can show, how many answers each leaves and the guess after it. Before any guess
 //! it is the chart of the run's first guess; the web page shows it under the suggestion.
+//!
+//! Off the stored tree, the step was solved exactly on the spot (bounded by the service's
+//! solve limit); every row is read from that solved subtree, so those rows are exact too and
+//! cost no further solve. The chart's `source` says "computed".
 
 use hakase_core::history::{partition, Step};
 use hakase_core::query::{NextGuess, Oracle, QueryError, Source};
+use hakase_core::tree::Tree;
 use hakase_core::PatternStyle;
 use serde::Serialize;
 
@@ -18,8 +23,8 @@ pub struct StepRow {
     pub digits: String,
     /// Answers left after it.
     pub count: usize,
-    /// The optimal guess after it (`None` on the winning row, and when the history left the
-    /// stored tree: then only counts are given, each would be a solve of its own).
+    /// The optimal guess after it (`None` on the winning row): from the stored tree, or from
+    /// the subtree solved on the spot when the history left it.
     pub next: Option<String>,
     /// Guesses over the row's answers counted from this step's guess (rows add up to the
     /// step's total); `None` when `next` is unknown.
@@ -43,12 +48,14 @@ pub struct StepChart {
     pub source: Source,
 }
 
-/// The chart of the step after `steps`, given the answer `next` the oracle gave for them.
+/// The chart of the step after `steps`, given the answer `next` the oracle gave for them and,
+/// off the stored tree, the subtree it solved (see [`Oracle::next_guess_with_tree`]).
 pub fn step_chart(
     run: &LoadedRun,
     oracle: &Oracle<'_>,
     steps: &[Step],
     next: &NextGuess,
+    solved: Option<&Tree>,
 ) -> Result<StepChart, QueryError> {
     let game = &run.game;
     let mut chart = StepChart {
@@ -83,6 +90,13 @@ pub fn step_chart(
             row.next = child.guess.map(|g| game.guess_text(g).to_string());
             row.total = child.total.map(|t| t + n as u64);
             row.worst = child.worst.map(|w| w + 1);
+        } else if let Some((_, child)) =
+            solved.and_then(|t| t.branches.iter().find(|(p, _)| *p == pattern))
+        {
+            let eval = child.evaluate(game, &run.table, &part);
+            row.next = Some(game.guess_text(child.guess).to_string());
+            row.total = Some(eval.total + n as u64);
+            row.worst = Some(eval.worst + 1);
         }
         chart.rows.push(row);
     }

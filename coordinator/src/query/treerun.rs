@@ -114,6 +114,10 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         .as_ref()
         .and_then(|d| d.about["proven"].as_bool())
         .unwrap_or(false);
+    let first = doc
+        .as_ref()
+        .and_then(|d| d.about["first_guess"].as_str())
+        .map(str::to_string);
     let guesses_left = doc
         .as_ref()
         .and_then(|d| d.about["guesses_left"].as_u64())
@@ -153,6 +157,7 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
             tree: Some(tree),
             evaluation: Some(evaluation),
         }),
+        first,
         game,
     })
 }

@@ -21,13 +21,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use hakase_core::history::filter;
-use hakase_core::query::{parse_history, Source};
+use hakase_core::query::Source;
 use hakase_core::PatternStyle;
 use hakase_proto::v1::query_server::Query;
-use hakase_proto::v1::{
-    AnswerSource, ChartReply, ChartRequest, HistoryStep, NextGuessReply, NextGuessRequest,
-    TreeFormat, TreeRequest,
-};
+use hakase_proto::v1::{AnswerSource, ChartReply, ChartRequest, TreeFormat, TreeRequest};
 use serde::{Deserialize, Serialize};
 use tokio_stream::StreamExt;
 use tonic::Status;
@@ -35,7 +32,8 @@ use tonic::Status;
 use super::errors::ApiError;
 use crate::query::service::{query_status, run_status};
 use crate::query::stepchart::{step_chart, StepChart, StepRow};
-use crate::query::{LoadedRun, QueryService, ScanReport};
+use crate::query::view::NextView;
+use crate::query::{LoadedRun, QueryService, RunSummary, ScanReport};
 
 type Shared = State<Arc<QueryService>>;
 
@@ -74,31 +72,15 @@ pub struct HistoryJson {
     pub first: String,
 }
 
-/// A run on offer.
+/// A run on offer: its summary (as `hakase runs --json` gives it) and what the page needs to
+/// read input for its game.
 #[derive(Debug, Serialize)]
 pub struct RunJson {
-    /// The name requests use.
-    pub name: String,
+    /// Name, game, claim, best first guess, total, ...
+    #[serde(flatten)]
+    pub summary: RunSummary,
     /// "run" for a run database, "tree" for a tree file.
     pub kind: &'static str,
-    /// The game.
-    pub game: String,
-    /// The game's fingerprint.
-    pub fingerprint: String,
-    /// The solver options.
-    pub options: serde_json::Value,
-    /// The optimal tree is stored.
-    pub finished: bool,
-    /// The tree is a proof of optimality.
-    pub proven: bool,
-    /// The best first guess.
-    pub best_first_guess: Option<String>,
-    /// Its total over all answers.
-    pub total: Option<u64>,
-    /// Answers of the game.
-    pub answers: usize,
-    /// Guesses allowed.
-    pub tries: u32,
     /// How the game writes colours: "kanji" (灰黄緑) or "letters" (BYG).
     pub style: PatternStyle,
     /// The game's words are katakana (the page converts hiragana and half-width kana).
@@ -107,7 +89,6 @@ pub struct RunJson {
 
 impl RunJson {
     fn new(run: &LoadedRun) -> RunJson {
-        let s = run.summary();
         let kana = run
             .game
             .guesses()
@@ -115,17 +96,8 @@ impl RunJson {
             .map(|_| run.game.guess_text(0))
             .is_some_and(|w| w.chars().any(|c| ('\u{30A0}'..='\u{30FF}').contains(&c)));
         RunJson {
-            name: s.name,
+            summary: run.summary(),
             kind: if run.path.is_file() { "tree" } else { "run" },
-            game: s.game,
-            fingerprint: s.fingerprint,
-            options: serde_json::to_value(&run.manifest.config).unwrap_or_default(),
-            finished: s.finished,
-            proven: s.proven,
-            best_first_guess: s.best_first_guess,
-            total: s.total,
-            answers: s.answers,
-            tries: s.tries,
             style: run.game.style(),
             kana,
         }
@@ -138,56 +110,6 @@ async fn runs(State(service): Shared) -> Json<Vec<RunJson>> {
     Json(catalog.runs().map(|r| RunJson::new(r)).collect())
 }
 
-/// The answer to `/next`: the same fields as `hakase query --json`.
-#[derive(Debug, Serialize)]
-pub struct NextJson {
-    /// The run answered from.
-    pub run: String,
-    /// Steps played.
-    pub steps: u32,
-    /// The last step won.
-    pub won: bool,
-    /// Some strategy still wins every candidate.
-    pub feasible: bool,
-    /// The optimal next guess.
-    pub guess: Option<String>,
-    /// How many answers are left.
-    pub candidate_count: u32,
-    /// The answers left when at most 20.
-    pub candidates: Option<Vec<String>>,
-    /// Further guesses in total over the candidates, the next one included.
-    pub total: Option<u64>,
-    /// total / candidate_count.
-    pub expected: Option<f64>,
-    /// Most further guesses.
-    pub worst: Option<u32>,
-    /// "tree" or "computed".
-    pub source: Source,
-    /// Guesses still allowed.
-    pub guesses_left: u32,
-}
-
-impl NextJson {
-    fn new(run: String, r: NextGuessReply) -> NextJson {
-        let listed = r.candidates.len() as u32 == r.candidate_count;
-        let known = r.feasible;
-        NextJson {
-            run,
-            steps: r.steps,
-            won: r.won,
-            feasible: r.feasible,
-            guess: (!r.guess.is_empty()).then_some(r.guess),
-            candidate_count: r.candidate_count,
-            candidates: listed.then_some(r.candidates),
-            total: known.then_some(r.total),
-            expected: known.then_some(r.expected),
-            worst: known.then_some(r.worst),
-            source: source_of(r.source),
-            guesses_left: r.guesses_left,
-        }
-    }
-}
-
 fn source_of(code: i32) -> Source {
     if code == AnswerSource::Computed as i32 {
         Source::Computed
@@ -196,13 +118,11 @@ fn source_of(code: i32) -> Source {
     }
 }
 
-fn proto_history(history: &[StepJson]) -> Vec<HistoryStep> {
+/// The history as (guess, colours) pairs.
+fn pairs(history: &[StepJson]) -> Vec<(&str, &str)> {
     history
         .iter()
-        .map(|s| HistoryStep {
-            guess: s.guess.clone(),
-            pattern: s.pattern.clone(),
-        })
+        .map(|s| (s.guess.as_str(), s.pattern.as_str()))
         .collect()
 }
 
@@ -210,17 +130,12 @@ fn proto_history(history: &[StepJson]) -> Vec<HistoryStep> {
 async fn next(
     State(service): Shared,
     body: Result<Json<HistoryJson>, JsonRejection>,
-) -> Result<Json<NextJson>, ApiError> {
+) -> Result<Json<NextView>, ApiError> {
     let Json(request) = body?;
-    let run = service.run(&request.run)?;
-    let reply = service
-        .next_guess(tonic::Request::new(NextGuessRequest {
-            run: run.name.clone(),
-            history: proto_history(&request.history),
-        }))
-        .await?
-        .into_inner();
-    Ok(Json(NextJson::new(run.name.clone(), reply)))
+    let view = service
+        .next_view(&request.run, &pairs(&request.history))
+        .await?;
+    Ok(Json(view))
 }
 
 /// The answer to `/candidates`.
@@ -232,35 +147,13 @@ pub struct CandidatesJson {
     pub candidates: Vec<String>,
 }
 
-/// The run and the history read against its game, or the error a bad one gets.
-fn read_history(
-    service: &QueryService,
-    request: &HistoryJson,
-) -> Result<(Arc<LoadedRun>, Vec<hakase_core::history::Step>), Status> {
-    let run = service.run(&request.run)?;
-    let tries = run.game.tries() as usize;
-    if request.history.len() > tries {
-        return Err(Status::invalid_argument(format!(
-            "the history has {} steps but the game allows only {tries} guesses",
-            request.history.len()
-        )));
-    }
-    let texts: Vec<(&str, &str)> = request
-        .history
-        .iter()
-        .map(|s| (s.guess.as_str(), s.pattern.as_str()))
-        .collect();
-    let steps = parse_history(&run.game, &texts).map_err(query_status)?;
-    Ok((run, steps))
-}
-
 /// `POST /candidates`.
 async fn candidates(
     State(service): Shared,
     body: Result<Json<HistoryJson>, JsonRejection>,
 ) -> Result<Json<CandidatesJson>, ApiError> {
     let Json(request) = body?;
-    let (run, steps) = read_history(&service, &request)?;
+    let (run, steps) = service.read_history(&request.run, &pairs(&request.history))?;
     let left = filter(&run.game, &run.table, &steps)
         .map_err(|e| ApiError::bad_request(format!("no possible answer fits the history: {e}")))?;
     Ok(Json(CandidatesJson {
@@ -290,13 +183,13 @@ async fn chart(
             .into_inner();
         return Ok(Json(first_chart(&run, reply)));
     }
-    let (run, steps) = read_history(&service, &request)?;
+    let (run, steps) = service.read_history(&request.run, &pairs(&request.history))?;
     let limit = service.limits().max_solve_candidates;
     let on_tree = run.oracle().is_ok_and(|o| o.follows_tree(&steps));
     let work = move || -> Result<StepChart, Status> {
         let oracle = run.oracle().map_err(run_status)?.with_solve_limit(limit);
-        let next = oracle.next_guess(&steps).map_err(query_status)?;
-        step_chart(&run, &oracle, &steps, &next).map_err(query_status)
+        let (next, solved) = oracle.next_guess_with_tree(&steps).map_err(query_status)?;
+        step_chart(&run, &oracle, &steps, &next, solved.as_ref()).map_err(query_status)
     };
     let chart = if on_tree {
         work()?

@@ -10,6 +10,7 @@
 pub mod api;
 pub mod assets;
 mod errors;
+pub mod puzzles;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -70,7 +71,7 @@ impl Default for WebLimits {
 pub fn router(service: QueryService, limits: WebLimits) -> Router {
     Router::new()
         .merge(assets::routes())
-        .nest("/api/v1", api::routes())
+        .nest("/api/v1", api::routes().merge(puzzles::routes()))
         .fallback(errors::not_found)
         .layer(DefaultBodyLimit::max(limits.body_bytes))
         .layer(TimeoutLayer::with_status_code(

@@ -30,9 +30,10 @@ const TEXT = {
     won: (w, n) => `${n} 手目で正解: ${w}`,
     noneLeft: "この色の組み合わせに合う答えはありません。",
     infeasible: "残りの手数では全ての答えを確実には当てられません。",
-    fromTree: "保存された最適木より",
+    fromTree: "保存された木より",
     computed: "その場で計算（最適木から外れた手）",
     proven: "最適性は証明済み",
+    provenGiven: (w) => `初手「${w}」を前提とした最適性は証明済み（初手そのものの最適性ではない）`,
     notProven: "上界（証明なし）",
     answers: "答え",
     tries: "回",
@@ -40,6 +41,13 @@ const TEXT = {
     footer: "hakase 博士 — 色は 灰 (含まれない)・黄 (別の位置)・緑 (正しい位置)。",
     noRuns: "解がまだありません。hakase solve で作ってください。",
     lang: "English",
+    puzzleTitle: "パズル（答えは一つ）",
+    puzzleNext: "次の問題",
+    puzzleAnswer: "答え",
+    puzzleCheck: "答え合わせ",
+    puzzleMeta: (p) => `${p.game} · ${p.day}/${p.count} 日目 · ${p.kind === "deduction" ? "推理" : "最善手"} · ${{ easy: "易", medium: "中", hard: "難" }[p.level]}`,
+    puzzleRight: (w) => `正解！ 答えは ${w}。`,
+    puzzleWrong: (a, w) => `不正解: ${a} ではありません。答えは ${w}。`,
   },
   en: {
     tagline: "The next Wordle guess, from a proven-optimal strategy.",
@@ -68,9 +76,10 @@ const TEXT = {
     won: (w, n) => `Solved in ${n}: ${w}`,
     noneLeft: "No answer fits these colours.",
     infeasible: "No strategy can guarantee the answer within the guesses left.",
-    fromTree: "from the stored optimal tree",
+    fromTree: "from the stored tree",
     computed: "computed on the spot (you left the optimal tree)",
     proven: "proven optimal",
+    provenGiven: (w) => `proven optimal GIVEN THE FIRST GUESS ${w}`,
     notProven: "upper bound, not proven",
     answers: "answers",
     tries: "tries",
@@ -78,6 +87,13 @@ const TEXT = {
     footer: "hakase 博士 — gray: not in the answer, yellow: elsewhere, green: right place.",
     noRuns: "No solution is served yet: make one with hakase solve.",
     lang: "日本語",
+    puzzleTitle: "Puzzle (exactly one answer)",
+    puzzleNext: "Next puzzle",
+    puzzleAnswer: "Your answer",
+    puzzleCheck: "Check",
+    puzzleMeta: (p) => `${p.game} · day ${p.day} of ${p.count} · ${p.kind} · ${p.level}`,
+    puzzleRight: (w) => `Right! The answer is ${w}.`,
+    puzzleWrong: (a, w) => `Wrong: not ${a}. The answer is ${w}.`,
   },
 };
 
@@ -167,7 +183,11 @@ function renderRunInfo() {
     $("run-info").textContent = state.runs.length ? "" : t("noRuns");
     return;
   }
-  const proof = run.proven ? t("proven") : t("notProven");
+  const proof = !run.proven
+    ? t("notProven")
+    : run.first_guess_fixed
+      ? t("provenGiven", run.first_guess_fixed)
+      : t("proven");
   const mean = run.total ? (run.total / run.answers).toFixed(4) : "?";
   $("run-info").textContent =
     `${run.game}: ${run.answers} ${t("answers")}, ${run.tries} ${t("tries")} · ` +
@@ -415,6 +435,7 @@ async function main() {
     applyLanguage();
     renderBoard();
     renderTiles();
+    if (puzzle.current) $("puzzle-meta").textContent = t("puzzleMeta", puzzle.current);
   });
   $("entry").addEventListener("submit", submit);
   $("guess").addEventListener("input", renderTiles);
@@ -451,4 +472,90 @@ async function main() {
   await chooseRun(params.get("run"));
 }
 
-main();
+// ---- puzzles ----------------------------------------------------------------------------
+
+const CELL_OF = { "灰": 0, "黄": 1, "緑": 2, B: 0, Y: 1, G: 2, "0": 0, "1": 1, "2": 2, "⬛": 0, "⬜": 0, "🟨": 1, "🟩": 2 };
+
+const puzzle = { batches: [], current: null };
+
+function renderPuzzle() {
+  const p = puzzle.current;
+  $("puzzle-verdict").hidden = true;
+  $("puzzle-answer").value = "";
+  if (!p) return;
+  $("puzzle-meta").textContent = t("puzzleMeta", p);
+  $("puzzle-question").textContent = p.question;
+  const rows = $("puzzle-rows");
+  rows.replaceChildren();
+  for (const row of p.rows) {
+    const li = document.createElement("li");
+    li.className = "tiles played";
+    const cells = Array.from(row.pattern).map((c) => CELL_OF[c] ?? 0);
+    letters(row.guess).forEach((ch, i) => {
+      const cell = document.createElement("span");
+      cell.textContent = ch;
+      cell.className = `tile ${STATES[cells[i]]}`;
+      cell.setAttribute("aria-label", `${ch}: ${cellLabel(cells[i])}`);
+      li.appendChild(cell);
+    });
+    rows.appendChild(li);
+  }
+  document.body.dataset.puzzle = `${p.batch}/${p.day}`;
+}
+
+async function loadPuzzle() {
+  const batch = $("puzzle-batch").value;
+  const day = Number($("puzzle-day").value) || 1;
+  try {
+    puzzle.current = await api(`puzzles/${encodeURIComponent(batch)}/${day}`);
+    renderPuzzle();
+  } catch (e) {
+    $("puzzle-meta").textContent = e.message;
+  }
+}
+
+async function checkPuzzle(event) {
+  event.preventDefault();
+  const p = puzzle.current;
+  const answer = $("puzzle-answer").value;
+  if (!p || !answer.trim()) return;
+  const verdict = $("puzzle-verdict");
+  try {
+    const v = await api(`puzzles/${encodeURIComponent(p.batch)}/${p.day}/answer`, { answer });
+    verdict.textContent = v.correct ? t("puzzleRight", v.solution) : t("puzzleWrong", v.answer, v.solution);
+    verdict.className = `verdict ${v.correct ? "right" : "wrong"}`;
+    document.body.dataset.puzzleVerdict = v.correct ? "right" : "wrong";
+  } catch (e) {
+    verdict.textContent = e.message;
+    verdict.className = "verdict wrong";
+  }
+  verdict.hidden = false;
+}
+
+async function setupPuzzles() {
+  $("puzzle-form").addEventListener("submit", checkPuzzle);
+  $("puzzle-batch").addEventListener("change", loadPuzzle);
+  $("puzzle-day").addEventListener("change", loadPuzzle);
+  $("puzzle-next").addEventListener("click", () => {
+    const p = puzzle.current;
+    const day = p ? (p.day % p.count) + 1 : 1;
+    $("puzzle-day").value = String(day);
+    loadPuzzle();
+  });
+  try {
+    puzzle.batches = await api("puzzles");
+  } catch (e) {
+    $("puzzle-meta").textContent = e.message;
+    return;
+  }
+  const select = $("puzzle-batch");
+  for (const b of puzzle.batches) {
+    const option = document.createElement("option");
+    option.value = b.name;
+    option.textContent = `${b.name} (${b.count})`;
+    select.appendChild(option);
+  }
+  await loadPuzzle();
+}
+
+main().finally(setupPuzzles);
