@@ -20,6 +20,7 @@ pub mod runs;
 pub mod serve;
 pub mod shell;
 pub mod solve;
+pub mod solver_args;
 pub mod status;
 pub mod verify;
 pub mod worker;
