@@ -161,7 +161,7 @@ fn every_command_speaks_the_documented_json() {
     assert_eq!(fb["digits"], "0010");
     check_error(&docs, &["feedback", "xx", "チコリータ"], "input", 1);
 
-    let cand = with(G, &["candidates", "-H", "レントラー=灰灰灰灰緑"]);
+    let cand = with(&["candidates", "-H", "レントラー=灰灰灰灰緑"], G);
     check_text(&strs(&cand));
     let c = check_json(&docs, "candidates", &strs(&cand));
     assert_eq!(
@@ -170,7 +170,7 @@ fn every_command_speaks_the_documented_json() {
     );
     check_error(&docs, &["candidates", "-H", "レントラー=灰灰"], "input", 1);
 
-    let rank = with(G, &["rank", "--top", "3"]);
+    let rank = with(&["rank", "--top", "3"], G);
     let text = check_text(&strs(&rank));
     assert!(text.starts_with("Best 3 of 931 guesses by entropy over 84 possible answers"));
     let r = check_json(&docs, "rank", &strs(&rank));
@@ -189,7 +189,7 @@ fn every_command_speaks_the_documented_json() {
     assert_eq!(e["failures"].as_array().map(Vec::len), Some(147));
     check_error(&docs, &["evaluate", "--first", "zzzzz"], "input", 1);
 
-    let chart = with(G, &["chart", "--first", "シンボラー"]);
+    let chart = with(&["chart", "--first", "シンボラー"], G);
     check_text(&strs(&chart));
     let ch = check_json(&docs, "chart", &strs(&chart));
     assert_eq!(ch["label"], "heuristic");
@@ -202,8 +202,8 @@ fn every_command_speaks_the_documented_json() {
 
     // solve: in memory, then resumable into a run that the run commands read.
     let solve = with(
-        G,
         &["solve", "--in-memory", "--top", "2", "--tree-out", tree],
+        G,
     );
     let s = check_json(&docs, "solve", &strs(&solve));
     assert_eq!(
@@ -211,7 +211,7 @@ fn every_command_speaks_the_documented_json() {
         (Some("シンボラー"), Some(245))
     );
     assert_eq!(s["ranking"][0]["exact"], true);
-    check_text(&strs(&with(G, &["solve", "--db", &run])));
+    check_text(&strs(&with(&["solve", "--db", &run], G)));
     check_error(&docs, &["solve", "--top-k", "0"], "usage", 2);
 
     // verify the tree just written; the game is the one the file names.
@@ -258,7 +258,7 @@ fn every_command_speaks_the_documented_json() {
     check_error(&docs, &["runs", "--data", data, "--top"], "usage", 2);
 
     // compare against the run.
-    let cmp = with(G, &["compare"]);
+    let cmp = with(&["compare"], G);
     check_text(&strs(&cmp));
     check_json(&docs, "compare", &strs(&cmp));
     check_error(&docs, &["compare", "--no-such-flag"], "usage", 2);
