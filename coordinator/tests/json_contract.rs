@@ -141,6 +141,7 @@ fn strs(v: &[String]) -> Vec<&str> {
 fn every_command_speaks_the_documented_json() {
     let docs = documented();
     let dir = TempDir(std::env::temp_dir().join(format!("hakase-json-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).expect("a temporary directory");
     let data = dir.0.join("data");
     let data = data.to_str().expect("UTF-8 path");
     let run = format!("{data}/g1");
