@@ -2,5 +2,6 @@
 //! embedded (coordinator and workers in one process) or over gRPC.
 
 pub mod cluster;
+pub mod output;
 pub mod query;
 pub mod web;

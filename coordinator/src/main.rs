@@ -7,7 +7,9 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
+use hakase_coordinator::output::error::{ErrorJson, ErrorKind};
+use hakase_coordinator::output::write_json;
 
 const LONG_ABOUT: &str = "\
 hakase (博士, \"professor\") computes proven-optimal strategies for Wordle-family games.
@@ -32,7 +34,7 @@ your own word lists with --answers/--guesses.";
 #[derive(Debug, Parser)]
 #[command(
     name = "hakase",
-    version,
+    version = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("HAKASE_COMMIT"), ")"),
     about = "Proven-optimal strategies for Pokémon Wordle and English Wordle",
     long_about = LONG_ABOUT
 )]
@@ -67,6 +69,8 @@ enum Command {
     Display(commands::display::Display),
     Puzzle(commands::puzzle::PuzzleCommand),
     Design(commands::design::Design),
+    Completions(commands::shell::Completions),
+    Man(commands::shell::Man),
 }
 
 impl Command {
@@ -95,34 +99,59 @@ impl Command {
             Command::Display(c) => c.run(out),
             Command::Puzzle(c) => c.run(out),
             Command::Design(c) => c.run(out),
+            Command::Completions(c) => c.run(out, Cli::command()),
+            Command::Man(c) => c.run(out, Cli::command()),
         }
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Under --json every outcome is JSON on standard output, even a command line clap
+    // refuses; help and --version stay as they are.
+    let json = std::env::args_os()
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json");
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if json && err.use_stderr() => {
+            let message = err.render().to_string();
+            // The first paragraph says what is wrong; the rest is a tip for people.
+            let message = message.trim().trim_start_matches("error: ");
+            let message = message.split("\n\n").next().unwrap_or(message);
+            let doc = ErrorJson::new(ErrorKind::Usage, message.to_string());
+            let _ = write_json(&mut io::stdout().lock(), &doc);
+            return ExitCode::from(2);
+        }
+        Err(err) => err.exit(),
+    };
     let mut out = BufWriter::new(io::stdout().lock());
     let result = cli
         .command
         .run(&mut out)
         .and_then(|()| out.flush().map_err(anyhow::Error::from));
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
+    let err = match result {
+        Ok(()) => return ExitCode::SUCCESS,
         // `hakase rank --top 0 | head` closes the pipe early: not an error worth reporting.
-        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
-        // Stopped by a signal after saving: say so, and exit 130 (SIGINT) or 143 (SIGTERM).
-        Err(err) if err.downcast_ref::<commands::guard::Interrupted>().is_some() => {
-            eprintln!("{err:#}");
-            ExitCode::from(
-                err.downcast_ref::<commands::guard::Interrupted>()
-                    .map_or(130, |i| i.exit_code()),
-            )
-        }
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            ExitCode::FAILURE
-        }
+        Err(err) if is_broken_pipe(&err) => return ExitCode::SUCCESS,
+        Err(err) => err,
+    };
+    // Stopped by a signal after saving: say so, and exit 130 (SIGINT) or 143 (SIGTERM).
+    let interrupted = err
+        .downcast_ref::<commands::guard::Interrupted>()
+        .map(|i| i.exit_code());
+    if json {
+        // Whatever the command printed before failing is dropped: the output is one document.
+        let _ = out.into_parts();
+        let _ = write_json(
+            &mut io::stdout().lock(),
+            &ErrorJson::of(&err, interrupted.is_some()),
+        );
+    } else if interrupted.is_some() {
+        eprintln!("{err:#}");
+    } else {
+        eprintln!("error: {err:#}");
     }
+    interrupted.map_or(ExitCode::FAILURE, ExitCode::from)
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -99,7 +99,7 @@ fn chart_json_has_the_seed_articles_rows() {
         "レントラー",
         "--json",
     ]);
-    assert_eq!(value["first"], "レントラー");
+    assert_eq!(value["first_guess"], "レントラー");
     assert_eq!(value["strategy"], "entropy");
     assert_eq!(value["answers"], 285);
     let rows = value["rows"].as_array().expect("rows");
@@ -107,11 +107,11 @@ fn chart_json_has_the_seed_articles_rows() {
     assert_eq!(rows[0]["pattern"], "灰灰灰灰灰");
     assert_eq!(rows[0]["digits"], "00000");
     assert_eq!(rows[0]["count"], 67);
-    assert_eq!(rows[0]["second"], "ゴルダック");
+    assert_eq!(rows[0]["second_guess"], "ゴルダック");
     assert_eq!(rows[0]["candidates"].as_array().map(Vec::len), Some(67));
     let last = &rows[40];
     assert_eq!(last["pattern"], "緑緑緑緑緑");
-    assert_eq!(last["second"], Value::Null);
+    assert_eq!(last["second_guess"], Value::Null);
     assert_eq!(last["candidates"], json!(["レントラー"]));
 }
 
@@ -127,13 +127,13 @@ fn chart_text_uses_the_seed_articles_layout() {
 #[test]
 fn rank_and_candidates_follow_the_history() {
     let value = json_of(&["rank", "-g", "pokemon-qiita2023", "--top", "2", "--json"]);
-    assert_eq!(value["candidates"], 285);
+    assert_eq!(value["answers"], 285);
     assert_eq!(value["guesses"], 493);
     let words: Vec<&str> = value["ranking"]
         .as_array()
         .expect("ranking")
         .iter()
-        .map(|r| r["word"].as_str().expect("word"))
+        .map(|r| r["guess"].as_str().expect("guess"))
         .collect();
     assert_eq!(words, ["レントラー", "ジーランス"]);
     let value = json_of(&[

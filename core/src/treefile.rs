@@ -26,7 +26,7 @@ pub enum TreeFileError {
     /// A word or pattern that the game does not know.
     #[error("line {line}: {why}")]
     Line {
-        /// 1-based line (0 for JSON documents).
+        /// 1-based line.
         line: usize,
         /// What is wrong.
         why: String,
@@ -131,7 +131,8 @@ pub fn tree_of(game: &Game, doc: &TreeDocument) -> Result<Tree, TreeFileError> {
         )));
     }
     fn node(game: &Game, doc: &NodeDoc, depth: u32) -> Result<Tree, TreeFileError> {
-        let bad = |why: String| TreeFileError::Line { line: 0, why };
+        // A JSON document has no lines worth naming: say what is wrong in the tree.
+        let bad = |why: String| TreeFileError::Json(why);
         if depth > game.tries() {
             return Err(bad(format!(
                 "the tree is deeper than the game's {} tries",
@@ -254,7 +255,11 @@ pub fn from_text(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
         let line: String = full.iter().collect();
         let tokens: Vec<&str> = line.split_whitespace().collect();
         if tokens.is_empty() || !tokens.len().is_multiple_of(2) {
-            return Err(bad("expected pairs of GUESS PATTERNn".into()));
+            return Err(bad(
+                "expected pairs of a guess and its pattern followed by the guess number, \
+                 e.g. \"salet BBYBB1 crane GGGGG2\""
+                    .into(),
+            ));
         }
         // Deeper paths cannot be played; refusing them also bounds the recursion below.
         if tokens.len() / 2 > game.tries() as usize {

@@ -20,6 +20,7 @@ use hakase_core::Cell;
 use crate::error::DeviceError;
 use crate::font::{NAMES, SMALL};
 use crate::frame::{Frame, Ink, WIDTH};
+use crate::label::Label;
 use crate::view::{ChartView, ChartViewRow};
 
 /// Rows that fit under the header at 12 px per row.
@@ -105,10 +106,12 @@ fn draw_header(
         None => "mean - ".to_string(),
     };
     let advance = SMALL.draw(&mean, Point::new(left, 15), Ink::Black, frame)?;
-    let (status, ink) = if view.proven {
-        ("proven", Ink::Colour)
+    // Colour only for a proven optimum, so the claim stands out and cannot be mistaken.
+    let status = view.label.short();
+    let ink = if view.label == Label::ProvenOptimal {
+        Ink::Colour
     } else {
-        ("heuristic", Ink::Black)
+        Ink::Black
     };
     SMALL.draw(status, Point::new(left + advance, 15), ink, frame)?;
     NAMES.draw_right(
@@ -178,7 +181,7 @@ mod tests {
             game: "test".into(),
             first_guess: "ピカチュウ".into(),
             mean_guesses: Some(3.25),
-            proven: true,
+            label: Label::ProvenOptimal,
             rows,
         }
     }

@@ -4,6 +4,8 @@
 use hakase_core::chart::Chart;
 use hakase_core::{Cell, Game};
 
+use crate::label::Label;
+
 /// A chart ready to be drawn: the header facts and one row per feedback of the first guess.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartView {
@@ -13,8 +15,8 @@ pub struct ChartView {
     pub first_guess: String,
     /// Mean guesses of the strategy behind the chart, when it was evaluated.
     pub mean_guesses: Option<f64>,
-    /// Whether the strategy is proven optimal (otherwise it is a heuristic).
-    pub proven: bool,
+    /// What the numbers are: proven optimal, exact after this first guess, or heuristic.
+    pub label: Label,
     /// The rows in any order; the layout sorts them.
     pub rows: Vec<ChartViewRow>,
 }
@@ -40,7 +42,7 @@ impl ChartViewRow {
 impl ChartView {
     /// Copies what the panel needs out of a core chart: names instead of ids, counts
     /// instead of candidate lists.
-    pub fn from_chart(game: &Game, chart: &Chart, mean: Option<f64>, proven: bool) -> ChartView {
+    pub fn from_chart(game: &Game, chart: &Chart, mean: Option<f64>, label: Label) -> ChartView {
         let len = game
             .guesses()
             .get(chart.first as usize)
@@ -49,7 +51,7 @@ impl ChartView {
             game: game.name().to_string(),
             first_guess: game.guess_text(chart.first).to_string(),
             mean_guesses: mean,
-            proven,
+            label,
             rows: chart
                 .rows
                 .iter()

@@ -6,8 +6,9 @@ use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
 
-use super::{answer_words, write_json, write_words, HistoryArgs};
+use super::{answer_words, HistoryArgs};
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::{emit, plural, write_words, JsonArg, View};
 
 /// List the answers that fit every guess played so far.
 ///
@@ -23,9 +24,9 @@ pub struct Candidates {
     #[command(flatten)]
     pub game: GameArgs,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
 
 /// The JSON document.
@@ -45,32 +46,27 @@ impl Candidates {
         let (steps, candidates) = self.history.candidates(game, &loaded.table)?;
         let history: Vec<String> = steps.iter().map(|s| s.display(game)).collect();
         let words = answer_words(game, &candidates);
-        if self.json {
-            return write_json(
-                out,
-                &CandidatesJson {
-                    game: game.name(),
-                    history,
-                    count: words.len(),
-                    candidates: words,
-                },
-            );
-        }
-        let plural = if words.len() == 1 { "" } else { "s" };
-        if history.is_empty() {
-            writeln!(
-                out,
-                "{} possible answer{plural} before any guess:",
-                words.len()
-            )?;
+        emit(
+            out,
+            self.output,
+            &CandidatesJson {
+                game: game.name(),
+                history,
+                count: words.len(),
+                candidates: words,
+            },
+        )
+    }
+}
+
+impl View for CandidatesJson<'_> {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        let count = plural(self.count as u64, "possible answer", "possible answers");
+        if self.history.is_empty() {
+            writeln!(out, "{count} before any guess:")?;
         } else {
-            writeln!(
-                out,
-                "{} possible answer{plural} after {}:",
-                words.len(),
-                history.join(" ")
-            )?;
+            writeln!(out, "{count} after {}:", self.history.join(" "))?;
         }
-        write_words(out, &words)
+        write_words(out, &self.candidates)
     }
 }

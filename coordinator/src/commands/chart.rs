@@ -10,8 +10,10 @@ use hakase_core::strategy::STRATEGY_NAMES;
 use hakase_core::{AnswerId, PatternStyle};
 use serde::Serialize;
 
-use super::{answer_words, guess_len, strategy, style_or_default, write_json};
+use super::query::RunArgs;
+use super::{answer_words, guess_len, strategy, style_or_default};
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::{emit, plural, JsonArg, Label, Table, View};
 
 /// Print a first guess's chart: each pattern, answers left, second guess.
 ///
@@ -43,13 +45,16 @@ pub struct Chart {
     #[command(flatten)]
     pub game: GameArgs,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 
     /// Chart the optimal strategy of a solved run instead (a run directory or a name under
-    /// --data), with each branch's total and worst case as extra columns.
-    #[arg(long, value_name = "R")]
+    /// --data), with each branch's total and worst case as extra columns. The run decides
+    /// the game and the strategy, so --game, --answers, --guesses, --tries and --strategy
+    /// are refused with it.
+    #[arg(long, value_name = "R",
+          conflicts_with_all = ["game", "answers", "guesses", "tries", "strategy"])]
     pub run: Option<String>,
 
     /// The data directory run names are looked up in.
@@ -57,39 +62,48 @@ pub struct Chart {
     pub data: std::path::PathBuf,
 }
 
-/// One chart line; `second` is null on the winning line.
+/// One chart line; `second_guess` is null on the winning line, `total` and `worst` (the
+/// branch's guesses under optimal play) are null on a heuristic chart.
 #[derive(Debug, Serialize)]
-struct RowJson<'a> {
+struct RowJson {
     pattern: String,
     digits: String,
     count: usize,
-    second: Option<&'a str>,
+    second_guess: Option<String>,
+    total: Option<u64>,
+    worst: Option<u32>,
     candidates: Vec<String>,
 }
 
-/// The JSON document.
+/// The JSON document of both kinds of chart.
 #[derive(Debug, Serialize)]
-struct ChartJson<'a> {
-    game: &'a str,
-    first: &'a str,
-    strategy: &'a str,
+struct ChartJson {
+    game: String,
+    /// The run charted, null for a heuristic chart.
+    run: Option<String>,
+    first_guess: String,
+    /// The heuristic choosing second guesses; null when they are optimal (a run's).
+    strategy: Option<String>,
+    /// The quality of the numbers: "proven-optimal", "exact" or "heuristic".
+    label: Label,
     answers: usize,
-    rows: Vec<RowJson<'a>>,
+    total: Option<u64>,
+    worst: Option<u32>,
+    rows: Vec<RowJson>,
 }
 
 impl Chart {
     /// Splits the answers by the first guess's patterns and asks the strategy for each part.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        if let Some(run) = &self.run {
-            let run = super::query::RunArgs::named(run, &self.data);
-            return super::query::write_run_chart(
-                out,
-                &run,
-                self.first.as_deref(),
-                self.style,
-                self.json,
-            );
-        }
+        let view = match &self.run {
+            Some(run) => self.run_view(&RunArgs::named(run, &self.data))?,
+            None => self.heuristic_view()?,
+        };
+        emit(out, self.output, &view)
+    }
+
+    /// The chart of a heuristic strategy on --game.
+    fn heuristic_view(&self) -> Result<ChartJson> {
         let loaded = self
             .game
             .load_for_first(self.first.as_deref(), self.allow_any_first)?;
@@ -103,50 +117,122 @@ impl Chart {
         let chart = CoreChart::build(game, table, first, &second);
         let len = guess_len(game, first);
         let style = style_or_default(game, self.style);
-        if self.json {
-            let rows = chart
-                .rows
-                .iter()
-                .map(|row| RowJson {
-                    pattern: row.pattern.format(len, style),
-                    digits: row.pattern.format(len, PatternStyle::Digits),
-                    count: row.candidates.len(),
-                    second: row.second.map(|g| game.guess_text(g)),
-                    candidates: answer_words(game, &row.candidates),
-                })
-                .collect();
-            return write_json(
-                out,
-                &ChartJson {
-                    game: game.name(),
-                    first: game.guess_text(first),
-                    strategy: strategy.name(),
-                    answers: game.answers().len(),
-                    rows,
-                },
-            );
-        }
+        let rows = chart
+            .rows
+            .iter()
+            .map(|row| RowJson {
+                pattern: row.pattern.format(len, style),
+                digits: row.pattern.format(len, PatternStyle::Digits),
+                count: row.candidates.len(),
+                second_guess: row.second.map(|g| game.guess_text(g).to_string()),
+                total: None,
+                worst: None,
+                candidates: answer_words(game, &row.candidates),
+            })
+            .collect();
+        Ok(ChartJson {
+            game: game.name().to_string(),
+            run: None,
+            first_guess: game.guess_text(first).to_string(),
+            strategy: Some(strategy.name().to_string()),
+            label: Label::Heuristic,
+            answers: game.answers().len(),
+            total: None,
+            worst: None,
+            rows,
+        })
+    }
+
+    /// The chart of a run's optimal strategy: from its tree, or computed exactly after
+    /// another first guess.
+    fn run_view(&self, run: &RunArgs) -> Result<ChartJson> {
+        let run = run.load()?;
+        let game = &run.game;
+        let first = self
+            .first
+            .as_deref()
+            .map(|w| game.find_guess(w).context("reading --first"))
+            .transpose()?;
+        let oracle = run.oracle()?;
+        let chart = oracle.chart(first)?;
+        let len = guess_len(game, chart.first);
+        let style = style_or_default(game, self.style);
+        let rows = chart
+            .rows
+            .iter()
+            .map(|r| RowJson {
+                pattern: r.row.pattern.format(len, style),
+                digits: r.row.pattern.format(len, PatternStyle::Digits),
+                count: r.row.candidates.len(),
+                second_guess: r.row.second.map(|g| game.guess_text(g).to_string()),
+                total: r.row.second.map(|_| r.total),
+                worst: r.row.second.map(|_| r.worst),
+                candidates: answer_words(game, &r.row.candidates),
+            })
+            .collect();
+        Ok(ChartJson {
+            game: game.name().to_string(),
+            run: Some(run.name.clone()),
+            first_guess: game.guess_text(chart.first).to_string(),
+            strategy: None,
+            label: run.label(chart.first),
+            answers: game.answers().len(),
+            total: Some(chart.total),
+            worst: Some(chart.worst),
+            rows,
+        })
+    }
+}
+
+impl View for ChartJson {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        let second = match &self.strategy {
+            Some(s) => format!("second guesses by {s}"),
+            None => "second guesses optimal".to_string(),
+        };
+        let summary = match (self.total, self.worst) {
+            (Some(total), Some(worst)) => format!(
+                "; total {total} (mean {:.5}), worst {worst}, {}",
+                total as f64 / self.answers.max(1) as f64,
+                self.label.describe()
+            ),
+            _ => String::new(),
+        };
         writeln!(
             out,
-            "{} on {}: {} answers, {} patterns, second guesses by {}",
-            game.guess_text(first),
-            game.name(),
-            game.answers().len(),
-            chart.rows.len(),
-            strategy.name()
+            "{} on {}: {}, {}, {second}{summary}",
+            self.first_guess,
+            self.game,
+            plural(self.answers as u64, "answer", "answers"),
+            plural(self.rows.len() as u64, "pattern", "patterns"),
         )?;
-        for row in &chart.rows {
-            let pattern = row.pattern.format(len, style);
-            match row.second {
-                Some(g) => writeln!(
-                    out,
-                    "{pattern} {} {}",
-                    row.candidates.len(),
-                    game.guess_text(g)
-                )?,
-                None => writeln!(out, "{pattern} {}", row.candidates.len())?,
+        let optimal = self.strategy.is_none();
+        if !optimal {
+            // The seed article's layout, one line per pattern: `灰灰灰灰灰 67 ゴルダック`.
+            for row in &self.rows {
+                match &row.second_guess {
+                    Some(g) => writeln!(out, "{} {} {g}", row.pattern, row.count)?,
+                    None => writeln!(out, "{} {}", row.pattern, row.count)?,
+                }
             }
+            return Ok(());
         }
-        Ok(())
+        let mut header = vec!["PATTERN", ">LEFT", "SECOND"];
+        if optimal {
+            header.extend([">TOTAL", ">WORST"]);
+        }
+        let mut table = Table::new(&header);
+        for row in &self.rows {
+            let mut cells = vec![
+                row.pattern.clone(),
+                row.count.to_string(),
+                row.second_guess.clone().unwrap_or_else(|| "(won)".into()),
+            ];
+            if let (true, Some(total), Some(worst)) = (optimal, row.total, row.worst) {
+                cells.extend([total.to_string(), worst.to_string()]);
+            }
+            table.row(cells);
+        }
+        table.write(out)
     }
 }

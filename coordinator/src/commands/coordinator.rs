@@ -17,53 +17,10 @@ use hakase_coordinator::cluster::progress::RunProgress;
 use hakase_coordinator::cluster::report;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
 use hakase_coordinator::cluster::server::{bind, serve, ServeOptions, SharedTokens};
-use hakase_core::solver::{Mode, Objective, SolverConfig};
 use hakase_proto::token::TokenSet;
 
+use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
-
-/// What to optimise and under which rules (shared by run commands).
-#[derive(Debug, Clone, Args)]
-pub struct RunConfigArgs {
-    /// What "optimal" means: total (fewest guesses in total) or worst (fewest in the worst
-    /// case, ties by total).
-    #[arg(long, value_name = "O", default_value = "total", value_parser = ["total", "worst"])]
-    pub objective: String,
-    /// Cap the guesses below the game's tries.
-    #[arg(long, value_name = "N")]
-    pub max_guesses: Option<u32>,
-    /// Hard mode: greens stay in place and revealed letters are reused.
-    #[arg(long, conflicts_with = "strict")]
-    pub hard: bool,
-    /// Strict mode: every guess must still be a possible answer.
-    #[arg(long)]
-    pub strict: bool,
-    /// Only the K best guesses by entropy at each node (fast, not proven).
-    #[arg(long, value_name = "K")]
-    pub top_k: Option<usize>,
-}
-
-impl RunConfigArgs {
-    /// The solver configuration these flags ask for.
-    pub fn config(&self) -> SolverConfig {
-        SolverConfig {
-            objective: if self.objective == "worst" {
-                Objective::Worst
-            } else {
-                Objective::Total
-            },
-            max_guesses: self.max_guesses,
-            mode: if self.hard {
-                Mode::Hard
-            } else if self.strict {
-                Mode::Strict
-            } else {
-                Mode::Normal
-            },
-            top_k: self.top_k,
-        }
-    }
-}
 
 /// How the search is cut into jobs (shared by run commands).
 #[derive(Debug, Clone, Args)]
@@ -155,16 +112,16 @@ pub struct Coordinator {
     pub game: GameArgs,
     /// Objective and rules.
     #[command(flatten)]
-    pub run: RunConfigArgs,
+    pub run: SolverArgs,
     /// Job cutting.
     #[command(flatten)]
     pub cut: CutArgs,
     /// Log format on stderr.
     #[arg(long, value_enum, default_value = "text")]
     pub log_format: LogFormat,
-    /// Print the result as JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: hakase_coordinator::output::JsonArg,
     /// Write the optimal tree to this file (JSON).
     #[arg(long, value_name = "FILE")]
     pub tree_out: Option<PathBuf>,
@@ -241,7 +198,7 @@ impl Coordinator {
                 let solution = engine
                     .wait(Duration::ZERO)?
                     .context("the run ended without a solution")?;
-                if self.json {
+                if self.output.json {
                     let mut doc = report::to_json(engine.game, &solution);
                     doc["status"] = serde_json::to_value(engine.snapshot())?;
                     super::write_json(out, &doc)?;

@@ -77,9 +77,9 @@ pub struct Design {
     #[arg(long, default_value_t = 512, value_name = "MIB")]
     pub memo_mib: usize,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: hakase_coordinator::output::JsonArg,
 }
 
 /// Which objectives `hakase design` searches.
@@ -257,7 +257,7 @@ impl Design {
             best_real: real,
             shown: shown.iter().map(|&s| row(s, None)).collect(),
         };
-        if self.json {
+        if self.output.json {
             return write_json(out, &doc);
         }
         print(out, &doc)

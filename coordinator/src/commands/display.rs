@@ -10,7 +10,7 @@ use hakase_core::solver::{FirstGuesses, Solver, SolverConfig, DEFAULT_MEMO_ENTRI
 use hakase_core::{FeedbackTable, Game};
 use hakase_device::{
     button_pages, cycle_pages, render_pages, select_page, show_on_panel, write_c_header, write_png,
-    ChartView, Frame, PanelColour, PanelConfig,
+    ChartView, Frame, Label, PanelColour, PanelConfig,
 };
 
 use crate::game_args::{allow_first, GameArgs};
@@ -71,21 +71,28 @@ pub struct Display {
     #[arg(long, value_name = "N", default_value_t = 17)]
     pub rst: u32,
 
-    /// Show page N (from 1).
-    #[arg(long, value_name = "N", conflicts_with_all = ["cycle", "button"])]
-    pub page: Option<usize>,
+    /// Show page N (from 1) on the panel.
+    #[arg(long, value_name = "N", requires = "spi", conflicts_with_all = ["cycle", "button"],
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub page: Option<u64>,
 
-    /// Show the pages in turn, this long each (e.g. 10m, 30s, 1h).
-    #[arg(long, value_name = "INTERVAL", conflicts_with = "button")]
-    pub cycle: Option<String>,
+    /// Show the pages on the panel in turn, this long each (e.g. 10m, 30s, 1h).
+    #[arg(long, value_name = "INTERVAL", requires = "spi", conflicts_with = "button",
+          value_parser = parse_interval)]
+    pub cycle: Option<Duration>,
 
     /// Show the next page each time the button on this GPIO line is pressed.
-    #[arg(long, value_name = "GPIO")]
+    #[arg(long, value_name = "GPIO", requires = "spi")]
     pub button: Option<u32>,
 }
 
-/// Reads `10m`, `30s`, `1h` or plain seconds.
-fn parse_interval(text: &str) -> Result<Duration> {
+/// Reads `10m`, `30s`, `1h` or plain seconds (a clap value parser, so a bad interval is
+/// refused before anything is computed).
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    interval(text).map_err(|e| e.to_string())
+}
+
+fn interval(text: &str) -> Result<Duration> {
     let text = text.trim();
     let (number, unit) = text.split_at(
         text.find(|c: char| !c.is_ascii_digit())
@@ -93,15 +100,15 @@ fn parse_interval(text: &str) -> Result<Duration> {
     );
     let n: u64 = number
         .parse()
-        .with_context(|| format!("--cycle {text:?}: expected e.g. 10m, 30s or 1h"))?;
+        .with_context(|| format!("{text:?}: expected e.g. 10m, 30s or 1h"))?;
     let seconds = match unit {
         "" | "s" => n,
         "m" => n * 60,
         "h" => n * 3600,
-        _ => bail!("--cycle {text:?}: the unit must be s, m or h"),
+        _ => bail!("{text:?}: the unit must be s, m or h"),
     };
     if seconds == 0 {
-        bail!("--cycle must be longer than zero");
+        bail!("the interval must be longer than zero");
     }
     Ok(Duration::from_secs(seconds))
 }
@@ -111,6 +118,9 @@ impl Display {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         let view = self.view()?;
         let frames = render_pages(&view).context("rendering the chart")?;
+        if let Some(page) = self.page {
+            select_page(&frames, usize::try_from(page).unwrap_or(usize::MAX))?;
+        }
         let mut did = false;
         if let Some(dir) = &self.png {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -151,8 +161,7 @@ impl Display {
     }
 
     fn drive(&self, config: &PanelConfig, frames: &[Frame]) -> Result<()> {
-        if let Some(interval) = &self.cycle {
-            let interval = parse_interval(interval)?;
+        if let Some(interval) = self.cycle {
             cycle_pages(config, frames, interval).context("cycling pages on the panel")?;
             return Ok(());
         }
@@ -160,7 +169,10 @@ impl Display {
             button_pages(config, frames, button).context("paging with the button")?;
             return Ok(());
         }
-        let frame = select_page(frames, self.page.unwrap_or(1))?;
+        let page = self
+            .page
+            .map_or(1, |p| usize::try_from(p).unwrap_or(usize::MAX));
+        let frame = select_page(frames, page)?;
         show_on_panel(config, frame).context("showing the chart on the panel")?;
         Ok(())
     }
@@ -178,13 +190,12 @@ impl Display {
             let oracle = run.oracle()?;
             let chart = oracle.chart(first)?;
             let mean = chart.total as f64 / run.game.answers().len().max(1) as f64;
-            // A run of `solve --first W` is proven only given W: not labelled proven here.
-            let proven = run.proven() && run.first.is_none();
+            let label = run.label(chart.first);
             return Ok(ChartView::from_chart(
                 &run.game,
                 &chart.to_chart(),
                 Some(mean),
-                proven,
+                label,
             ));
         }
         let Some(name) = &self.game else {
@@ -216,7 +227,12 @@ impl Display {
             &game,
             &chart.to_chart(),
             Some(mean),
-            solution.proven && self.first.is_none(),
+            // An exact solve of one given first guess is exact, not proven optimal.
+            match (solution.proven, self.first.is_some()) {
+                (true, false) => Label::ProvenOptimal,
+                (true, true) => Label::Exact,
+                (false, _) => Label::Heuristic,
+            },
         ))
     }
 }

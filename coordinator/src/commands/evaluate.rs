@@ -9,8 +9,9 @@ use hakase_core::strategy::STRATEGY_NAMES;
 use hakase_core::tree::build_tree;
 use serde::Serialize;
 
-use super::{answer_words, strategy, write_json, write_words};
+use super::{answer_words, strategy};
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::{emit, plural, write_words, JsonArg, Table, View};
 
 /// Play a strategy against every answer: guesses needed, mean, worst, failures.
 ///
@@ -34,21 +35,24 @@ pub struct Evaluate {
     #[command(flatten)]
     pub game: GameArgs,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
 
-/// The JSON document; `distribution[k]` answers took `k + 1` guesses.
+/// The JSON document. Only games won within the tries count: `distribution[k]` answers
+/// were found with `k + 1` guesses (k < tries), `total` and `mean` are over those `won`
+/// answers, and `failures` are the answers not found within the tries.
 #[derive(Debug, Serialize)]
 struct EvaluateJson<'a> {
     game: &'a str,
     strategy: &'a str,
-    first: &'a str,
+    first_guess: &'a str,
     forced_first: bool,
     answers: usize,
     tries: u32,
-    distribution: &'a [u32],
+    won: u32,
+    distribution: Vec<u32>,
     total: u64,
     mean: f64,
     worst: u32,
@@ -76,56 +80,79 @@ impl Evaluate {
         };
         let tree = build_tree(table, &answers, 1, &choose);
         let eval = tree.evaluate(game, table, &answers);
-        let failures = answer_words(game, &eval.failures);
-        let unsolved = answer_words(game, &eval.unsolved);
-        if self.json {
-            return write_json(
-                out,
-                &EvaluateJson {
-                    game: game.name(),
-                    strategy: strategy.name(),
-                    first: game.guess_text(first),
-                    forced_first: self.first.is_some(),
-                    answers: answers.len(),
-                    tries: game.tries(),
-                    distribution: &eval.distribution,
-                    total: eval.total,
-                    mean: eval.mean(),
-                    worst: eval.worst,
-                    failures,
-                    unsolved,
-                },
-            );
-        }
+        // A game lost after the last try is a failure, not a win in more guesses.
+        let tries = game.tries() as usize;
+        let distribution: Vec<u32> = eval.distribution.iter().take(tries).copied().collect();
+        let won: u32 = distribution.iter().sum();
+        let total: u64 = (1u64..)
+            .zip(&distribution)
+            .map(|(k, &n)| k * u64::from(n))
+            .sum();
+        let view = EvaluateJson {
+            game: game.name(),
+            strategy: strategy.name(),
+            first_guess: game.guess_text(first),
+            forced_first: self.first.is_some(),
+            answers: answers.len(),
+            tries: game.tries(),
+            won,
+            worst: distribution
+                .iter()
+                .rposition(|&n| n > 0)
+                .map_or(0, |k| k as u32 + 1),
+            distribution,
+            total,
+            mean: if won == 0 {
+                0.0
+            } else {
+                total as f64 / f64::from(won)
+            },
+            failures: answer_words(game, &eval.failures),
+            unsolved: answer_words(game, &eval.unsolved),
+        };
+        emit(out, self.output, &view)
+    }
+}
+
+impl View for EvaluateJson<'_> {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        // A customised game's name already says its tries ("wordle (4 tries)").
+        let tries = if self.game.contains(" tries") {
+            String::new()
+        } else {
+            format!(", {}", plural(self.tries, "try", "tries"))
+        };
         writeln!(
             out,
-            "Strategy {}, first guess {}, on {} ({} answers, {} tries)",
-            strategy.name(),
-            game.guess_text(first),
-            game.name(),
-            answers.len(),
-            game.tries()
+            "Strategy {}, first guess {}, on {} ({}{tries})",
+            self.strategy,
+            self.first_guess,
+            self.game,
+            plural(self.answers as u64, "answer", "answers"),
         )?;
-        writeln!(out, "GUESSES  ANSWERS")?;
-        for (k, count) in eval.distribution.iter().enumerate() {
-            writeln!(out, "{:>7}  {count:>7}", k + 1)?;
+        let mut table = Table::new(&[">GUESSES", ">ANSWERS"]);
+        for (k, count) in self.distribution.iter().enumerate() {
+            table.row(vec![(k + 1).to_string(), count.to_string()]);
         }
+        table.write(out)?;
         writeln!(
             out,
-            "total {} guesses, mean {:.5}, worst {}, failures {}",
-            eval.total,
-            eval.mean(),
-            eval.worst,
-            failures.len()
+            "won {} of {}: total {}, mean {:.5}, worst {}; {}",
+            self.won,
+            self.answers,
+            plural(self.total, "guess", "guesses"),
+            self.mean,
+            self.worst,
+            plural(self.failures.len() as u64, "failure", "failures"),
         )?;
-        if !failures.is_empty() {
+        if !self.failures.is_empty() {
             writeln!(
                 out,
-                "not found within {} tries ({} never found at all):",
-                game.tries(),
-                unsolved.len()
+                "not found within {} ({} never found at all):",
+                plural(self.tries, "try", "tries"),
+                self.unsolved.len()
             )?;
-            write_words(out, &failures)?;
+            write_words(out, &self.failures)?;
         }
         Ok(())
     }

@@ -8,8 +8,9 @@ use hakase_core::word::BOARD;
 use hakase_core::{feedback, PatternStyle};
 use serde::Serialize;
 
-use super::{guess_len, style_or_default, write_json};
+use super::{guess_len, style_or_default};
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::{emit, JsonArg, View};
 
 /// Show the colours the game gives GUESS when the answer is ANSWER.
 ///
@@ -33,9 +34,9 @@ pub struct Feedback {
     #[command(flatten)]
     pub game: GameArgs,
 
-    /// Print JSON instead of the bare pattern.
-    #[arg(long)]
-    pub json: bool,
+    /// The bare pattern, or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
 
 /// The JSON document.
@@ -69,20 +70,24 @@ impl Feedback {
         let pattern = feedback(&game.guesses()[guess as usize], answer_word);
         let len = guess_len(&game, guess);
         let style = style_or_default(&game, self.style);
-        if self.json {
-            return write_json(
-                out,
-                &FeedbackJson {
-                    game: game.name(),
-                    guess: game.guess_text(guess),
-                    answer: game.guess_text(answer),
-                    answer_is_possible: game.guess_as_answer(answer).is_some(),
-                    pattern: pattern.format(len, style),
-                    digits: pattern.format(len, PatternStyle::Digits),
-                },
-            );
-        }
-        writeln!(out, "{}", pattern.format(len, style))?;
+        emit(
+            out,
+            self.output,
+            &FeedbackJson {
+                game: game.name(),
+                guess: game.guess_text(guess),
+                answer: game.guess_text(answer),
+                answer_is_possible: game.guess_as_answer(answer).is_some(),
+                pattern: pattern.format(len, style),
+                digits: pattern.format(len, PatternStyle::Digits),
+            },
+        )
+    }
+}
+
+impl View for FeedbackJson<'_> {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        writeln!(out, "{}", self.pattern)?;
         Ok(())
     }
 }

@@ -8,7 +8,7 @@ use hakase_core::presets::{load_preset, presets};
 use hakase_core::PatternStyle;
 use serde::Serialize;
 
-use super::{pad, write_json};
+use hakase_coordinator::output::{emit, JsonArg, Table, View};
 
 /// List the preset games: their guess and answer counts, tries and fingerprints.
 ///
@@ -18,9 +18,9 @@ use super::{pad, write_json};
 /// fingerprint are the same game.
 #[derive(Debug, Args)]
 pub struct Games {
-    /// Print JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
 
 /// One preset as printed.
@@ -60,26 +60,30 @@ impl Games {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
-        if self.json {
-            return write_json(out, &GamesJson { games });
+        emit(out, self.output, &GamesJson { games })
+    }
+}
+
+impl View for GamesJson {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        let mut table = Table::new(&[
+            "GAME",
+            ">GUESSES",
+            ">ANSWERS",
+            ">TRIES",
+            "FINGERPRINT",
+            "DESCRIPTION",
+        ]);
+        for g in &self.games {
+            table.row(vec![
+                g.name.clone(),
+                g.guesses.to_string(),
+                g.answers.to_string(),
+                g.tries.to_string(),
+                g.fingerprint.clone(),
+                g.description.clone(),
+            ]);
         }
-        writeln!(
-            out,
-            "{}  GUESSES  ANSWERS  TRIES  FINGERPRINT       DESCRIPTION",
-            pad("GAME", 19)
-        )?;
-        for g in &games {
-            writeln!(
-                out,
-                "{}  {:>7}  {:>7}  {:>5}  {}  {}",
-                pad(&g.name, 19),
-                g.guesses,
-                g.answers,
-                g.tries,
-                g.fingerprint,
-                g.description
-            )?;
-        }
-        Ok(())
+        table.write(out)
     }
 }

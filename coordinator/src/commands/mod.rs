@@ -19,19 +19,19 @@ pub mod query;
 pub mod rank;
 pub mod runs;
 pub mod serve;
+pub mod shell;
 pub mod solve;
+pub mod solver_args;
 pub mod status;
 pub mod verify;
 pub mod worker;
 
-use std::io::Write;
-
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
+pub use hakase_coordinator::output::{pad, write_json, write_words};
 use hakase_core::history::{filter, Step};
 use hakase_core::strategy::{by_name, Strategy, STRATEGY_NAMES};
 use hakase_core::{AnswerId, FeedbackTable, Game, GuessId, PatternStyle};
-use serde::Serialize;
 
 /// The guesses already played, for commands that continue a game in progress.
 #[derive(Debug, Clone, Args)]
@@ -94,51 +94,4 @@ pub fn guess_len(game: &Game, guess: GuessId) -> usize {
 /// The pattern style to print in: the one asked for, else the game's own.
 pub fn style_or_default(game: &Game, style: Option<PatternStyle>) -> PatternStyle {
     style.unwrap_or_else(|| game.style())
-}
-
-/// Writes `value` as pretty JSON followed by a newline.
-pub fn write_json(out: &mut dyn Write, value: &impl Serialize) -> Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).context("writing JSON")?;
-    writeln!(out)?;
-    Ok(())
-}
-
-/// Writes words ten to a line, so long candidate lists stay readable.
-pub fn write_words(out: &mut dyn Write, words: &[String]) -> Result<()> {
-    for line in words.chunks(10) {
-        writeln!(out, "{}", line.join(" "))?;
-    }
-    Ok(())
-}
-
-/// `text` padded with spaces to `width` terminal columns (CJK letters take two), so
-/// tables of katakana names line up.
-pub fn pad(text: &str, width: usize) -> String {
-    let used: usize = text.chars().map(display_width).sum();
-    format!("{text}{}", " ".repeat(width.saturating_sub(used)))
-}
-
-fn display_width(c: char) -> usize {
-    let wide = matches!(
-        u32::from(c),
-        0x1100..=0x115F
-            | 0x2E80..=0x303E
-            | 0x3041..=0x33FF
-            | 0x3400..=0x4DBF
-            | 0x4E00..=0x9FFF
-            | 0xA000..=0xA4CF
-            | 0xAC00..=0xD7A3
-            | 0xF900..=0xFAFF
-            | 0xFE30..=0xFE4F
-            | 0xFF00..=0xFF60
-            | 0xFFE0..=0xFFE6
-            | 0x1F300..=0x1F64F
-            | 0x1F7E0..=0x1F7EB
-            | 0x1F900..=0x1F9FF
-    );
-    if wide {
-        2
-    } else {
-        1
-    }
 }

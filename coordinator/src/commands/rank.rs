@@ -7,8 +7,9 @@ use clap::Args;
 use hakase_core::entropy::rank;
 use serde::Serialize;
 
-use super::{pad, write_json, HistoryArgs};
+use super::HistoryArgs;
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::{emit, plural, JsonArg, Table, View};
 
 /// Rank the allowed guesses by entropy (bits of information about the answer).
 ///
@@ -29,16 +30,16 @@ pub struct Rank {
     #[command(flatten)]
     pub game: GameArgs,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
 
 /// One ranked guess.
 #[derive(Debug, Serialize)]
 struct RankedJson<'a> {
     rank: usize,
-    word: &'a str,
+    guess: &'a str,
     bits: f64,
     /// True when the guess could itself be the answer.
     possible_answer: bool,
@@ -49,7 +50,9 @@ struct RankedJson<'a> {
 struct RankJson<'a> {
     game: &'a str,
     history: Vec<String>,
-    candidates: usize,
+    /// Possible answers the entropy is measured over.
+    answers: usize,
+    /// Guesses ranked (the list shows the best `--top`).
     guesses: usize,
     ranking: Vec<RankedJson<'a>>,
 }
@@ -66,53 +69,58 @@ impl Rank {
             ranked.truncate(self.top);
         }
         let history: Vec<String> = steps.iter().map(|s| s.display(game)).collect();
-        if self.json {
-            let ranking = ranked
-                .iter()
-                .enumerate()
-                .map(|(i, r)| RankedJson {
-                    rank: i + 1,
-                    word: game.guess_text(r.guess),
-                    bits: r.bits,
-                    possible_answer: game
-                        .guess_as_answer(r.guess)
-                        .is_some_and(|a| candidates.binary_search(&a).is_ok()),
-                })
-                .collect();
-            return write_json(
-                out,
-                &RankJson {
-                    game: game.name(),
-                    history,
-                    candidates: candidates.len(),
-                    guesses: total,
-                    ranking,
-                },
-            );
-        }
+        let ranking = ranked
+            .iter()
+            .enumerate()
+            .map(|(i, r)| RankedJson {
+                rank: i + 1,
+                guess: game.guess_text(r.guess),
+                bits: r.bits,
+                possible_answer: game
+                    .guess_as_answer(r.guess)
+                    .is_some_and(|a| candidates.binary_search(&a).is_ok()),
+            })
+            .collect();
+        let view = RankJson {
+            game: game.name(),
+            history,
+            answers: candidates.len(),
+            guesses: total,
+            ranking,
+        };
+        emit(out, self.output, &view)
+    }
+}
+
+impl View for RankJson<'_> {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        let shown = self.ranking.len();
         writeln!(
             out,
-            "{} of {total} guesses by entropy over {} possible answers ({}{}{})",
-            if ranked.len() == total {
+            "{} of {} by entropy over {} ({}{}{})",
+            if shown == self.guesses {
                 "All".to_string()
             } else {
-                format!("Best {}", ranked.len())
+                format!("Best {shown}")
             },
-            candidates.len(),
-            game.name(),
-            if history.is_empty() { "" } else { ", after " },
-            history.join(" ")
+            plural(self.guesses as u64, "guess", "guesses"),
+            plural(self.answers as u64, "possible answer", "possible answers"),
+            self.game,
+            if self.history.is_empty() {
+                ""
+            } else {
+                ", after "
+            },
+            self.history.join(" ")
         )?;
-        writeln!(out, "RANK  {}  BITS", pad("WORD", 10))?;
-        for (i, r) in ranked.iter().enumerate() {
-            writeln!(
-                out,
-                "{:>4}  {}  {:.5}",
-                i + 1,
-                pad(game.guess_text(r.guess), 10),
-                r.bits
-            )?;
+        let mut table = Table::new(&[">RANK", "GUESS", ">BITS"]);
+        for r in &self.ranking {
+            table.row(vec![
+                r.rank.to_string(),
+                r.guess.to_string(),
+                format!("{:.5}", r.bits),
+            ]);
         }
-        Ok(())
+        table.write(out)
     }
 }

@@ -7,7 +7,8 @@ use anyhow::Result;
 use clap::Args;
 use hakase_coordinator::query::run::{list, RunSummary, DEFAULT_DATA_DIR};
 
-use super::{pad, write_json};
+use hakase_coordinator::output::{emit, JsonArg, Table, View};
+use serde::Serialize;
 
 /// List the runs found under the data directory: name, game, options, state, best first
 /// guess and total.
@@ -17,19 +18,117 @@ pub struct Runs {
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
     pub data: PathBuf,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
+}
+
+/// One run as listed; `options` is the solver options object, `error` says why a run could
+/// not be read (its other fields are then empty).
+#[derive(Debug, Serialize)]
+struct RunRow {
+    name: String,
+    path: String,
+    game: String,
+    fingerprint: String,
+    options: serde_json::Value,
+    state: &'static str,
+    proven: bool,
+    /// What the result may claim, as every view says it.
+    claim: String,
+    /// The first guess a `solve --first W` run was restricted to.
+    first_guess_fixed: Option<String>,
+    first_guess: Option<String>,
+    total: Option<u64>,
+    answers: usize,
+    tries: u32,
+    error: Option<String>,
+}
+
+/// The JSON document.
+#[derive(Debug, Serialize)]
+struct RunsJson {
+    data: String,
+    runs: Vec<RunRow>,
+}
+
+impl From<RunSummary> for RunRow {
+    fn from(run: RunSummary) -> Self {
+        RunRow {
+            state: match (run.finished, run.proven, &run.first_guess_fixed) {
+                (true, true, None) => "proven",
+                (true, true, Some(_)) => "proven given first guess",
+                (true, false, _) => "finished",
+                (false, _, _) => "unfinished",
+            },
+            claim: run.claim,
+            first_guess_fixed: run.first_guess_fixed,
+            options: serde_json::from_str(&run.options).unwrap_or(serde_json::Value::Null),
+            name: run.name,
+            path: run.path.display().to_string(),
+            game: run.game,
+            fingerprint: run.fingerprint,
+            proven: run.proven,
+            first_guess: run.best_first_guess,
+            total: run.total,
+            answers: run.answers,
+            tries: run.tries,
+            error: run.error,
+        }
+    }
+}
+
+/// Solver options in a few words: only what differs from the default.
+fn options_text(options: &serde_json::Value) -> String {
+    let mut parts = Vec::new();
+    if let Some(objective) = options["objective"].as_str() {
+        parts.push(objective.to_ascii_lowercase());
+    }
+    if let Some(mode) = options["mode"].as_str().filter(|m| *m != "normal") {
+        parts.push(mode.to_ascii_lowercase());
+    }
+    if let Some(cap) = options["max_guesses"].as_u64() {
+        parts.push(format!("max {cap}"));
+    }
+    if let Some(k) = options["top_k"].as_u64() {
+        parts.push(format!("top-{k}"));
+    }
+    parts.join(", ")
+}
+
+impl View for RunsJson {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        if self.runs.is_empty() {
+            writeln!(out, "no runs under {}", self.data)?;
+            return Ok(());
+        }
+        let mut table = Table::new(&["NAME", "GAME", "STATE", "FIRST", ">TOTAL", "OPTIONS"]);
+        for row in &self.runs {
+            if let Some(err) = &row.error {
+                table.row(vec![row.name.clone(), format!("unreadable: {err}")]);
+                continue;
+            }
+            table.row(vec![
+                row.name.clone(),
+                row.game.clone(),
+                row.state.to_string(),
+                row.first_guess.clone().unwrap_or_else(|| "-".into()),
+                row.total.map_or("-".to_string(), |t| t.to_string()),
+                options_text(&row.options),
+            ]);
+        }
+        table.write(out)
+    }
 }
 
 impl Runs {
     /// Reads every run's manifest and solution and prints the table.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let rows: Vec<RunSummary> = list(&self.data)
+        let runs = list(&self.data)
             .into_iter()
             .map(|item| match item {
-                Ok(run) => run.summary(),
-                Err((path, err)) => RunSummary {
+                Ok(run) => run.summary().into(),
+                Err((path, err)) => RunRow::from(RunSummary {
                     name: path.file_name().map_or_else(
                         || path.display().to_string(),
                         |n| n.to_string_lossy().into(),
@@ -47,38 +146,13 @@ impl Runs {
                     answers: 0,
                     tries: 0,
                     error: Some(err.to_string()),
-                },
+                }),
             })
             .collect();
-        if self.json {
-            return write_json(out, &rows);
-        }
-        if rows.is_empty() {
-            writeln!(out, "no runs under {}", self.data.display())?;
-            return Ok(());
-        }
-        writeln!(out, "{} GAME  STATE  BEST  TOTAL  OPTIONS", pad("NAME", 20))?;
-        for row in rows {
-            if let Some(err) = &row.error {
-                writeln!(out, "{} unreadable: {err}", pad(&row.name, 20))?;
-                continue;
-            }
-            let whole_proof = row.proven && row.first_guess_fixed.is_none();
-            let state = match (row.finished, whole_proof) {
-                (true, true) => "finished (proven)".to_string(),
-                (true, false) => format!("finished ({})", row.claim),
-                (false, _) => "unfinished".to_string(),
-            };
-            writeln!(
-                out,
-                "{} {}  {state}  {}  {}  {}",
-                pad(&row.name, 20),
-                row.game,
-                row.best_first_guess.as_deref().unwrap_or("-"),
-                row.total.map_or("-".to_string(), |t| t.to_string()),
-                row.options
-            )?;
-        }
-        Ok(())
+        let view = RunsJson {
+            data: self.data.display().to_string(),
+            runs,
+        };
+        emit(out, self.output, &view)
     }
 }

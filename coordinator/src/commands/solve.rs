@@ -20,8 +20,9 @@ use hakase_coordinator::query::firstrun::{first_run_dir, solve_first_run};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use super::write_json;
+use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::{emit, plural, JsonArg, Table, View};
 
 /// Compute the optimal strategy and prove it.
 ///
@@ -44,28 +45,9 @@ pub struct Solve {
     #[arg(long, requires = "first")]
     pub allow_any_first: bool,
 
-    /// What optimal means: total guesses over all answers (= mean × n), or the fewest
-    /// guesses in the worst case (ties broken by the total).
-    #[arg(long, value_enum, default_value = "total")]
-    pub objective: ObjectiveArg,
-
-    /// Never use more than N guesses (below the game's tries); reported as impossible when
-    /// the game cannot be won within N.
-    #[arg(long, value_name = "N")]
-    pub max_guesses: Option<u32>,
-
-    /// Hard mode: greens stay in place and revealed letters must be reused.
-    #[arg(long, conflicts_with = "strict")]
-    pub hard: bool,
-
-    /// Every guess must be a possible answer given all clues so far.
-    #[arg(long)]
-    pub strict: bool,
-
-    /// The published restricted search: only the K best guesses by entropy at each step
-    /// (plus the candidates when at most 10 remain). Gives an upper bound, not a proof.
-    #[arg(long, value_name = "K")]
-    pub top_k: Option<usize>,
+    /// Objective and rules.
+    #[command(flatten)]
+    pub rules: SolverArgs,
 
     /// Compute the exact value of every first guess instead of cutting off the ones that
     /// cannot beat the best.
@@ -88,9 +70,9 @@ pub struct Solve {
     #[arg(long, default_value_t = 2048, value_name = "MIB")]
     pub memo_mib: usize,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 
     /// Solve directly in memory: no database, no resume. --first and --rank-all always
     /// solve this way; the default is the resumable run on --db.
@@ -109,15 +91,6 @@ pub struct Solve {
     pub threads: Option<usize>,
 }
 
-/// `--objective` values.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ObjectiveArg {
-    /// Fewest guesses in total.
-    Total,
-    /// Fewest guesses in the worst case.
-    Worst,
-}
-
 /// `--format` values for trees.
 #[derive(Debug, Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub enum TreeFormat {
@@ -128,25 +101,6 @@ pub enum TreeFormat {
 }
 
 impl Solve {
-    /// The solver configuration the flags describe.
-    pub fn config(&self) -> SolverConfig {
-        SolverConfig {
-            objective: match self.objective {
-                ObjectiveArg::Total => Objective::Total,
-                ObjectiveArg::Worst => Objective::Worst,
-            },
-            max_guesses: self.max_guesses,
-            mode: if self.hard {
-                Mode::Hard
-            } else if self.strict {
-                Mode::Strict
-            } else {
-                Mode::Normal
-            },
-            top_k: self.top_k,
-        }
-    }
-
     /// Solves in this process and prints the result.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         // Flags that would waste a long solve are refused before it starts.
@@ -158,11 +112,8 @@ impl Solve {
             .game
             .load_for_first(self.first.as_deref(), self.allow_any_first)?;
         let (game, table) = (&loaded.game, &loaded.table);
-        super::guard::check_max_guesses(game, self.max_guesses)?;
-        let config = self.config();
-        if config.top_k == Some(0) {
-            bail!("--top-k must be at least 1");
-        }
+        super::guard::check_max_guesses(game, self.rules.max_guesses)?;
+        let config = self.rules.config();
         let entries = self.memo_mib.max(1) * (1 << 20) / BYTES_PER_ENTRY;
         let solver = Solver::new(game, table, config.clone(), entries);
         let first = match &self.first {
@@ -199,11 +150,7 @@ impl Solve {
         let elapsed = started.elapsed();
         let summary = Summary::new(game, &solution, self.top, elapsed, solver.nodes_searched())
             .given_first(self.first.is_some().then(|| first_text(game, &solution)));
-        if self.json {
-            write_json(out, &summary)?;
-        } else {
-            summary.print(out)?;
-        }
+        emit(out, self.output, &summary)?;
         // The result is printed first: a failed write loses only the file.
         self.write_tree_out(game, table, &solution)
     }
@@ -274,10 +221,8 @@ impl Solve {
         }
         let solution = &outcome.solution;
         let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes);
-        if self.json {
-            write_json(out, &summary)?;
-        } else {
-            summary.print(out)?;
+        emit(out, self.output, &summary)?;
+        if !self.output.json {
             report::write_chart(out, game, table, solution)?;
         }
         self.write_tree_out(game, table, solution)
@@ -460,7 +405,7 @@ struct Summary {
     fingerprint: String,
     answers: usize,
     guesses: usize,
-    config: SolverConfig,
+    options: SolverConfig,
     proven: bool,
     /// The first guess the solve was restricted to (--first).
     first_guess_fixed: Option<String>,
@@ -468,7 +413,7 @@ struct Summary {
     claim: String,
     possible: bool,
     guesses_left: u32,
-    best_first_guess: Option<String>,
+    first_guess: Option<String>,
     total: Option<u32>,
     mean: Option<f64>,
     worst: Option<u32>,
@@ -481,8 +426,9 @@ struct Summary {
 #[derive(Debug, Serialize)]
 struct RankRow {
     guess: String,
-    /// "exact" or "at-least".
-    kind: &'static str,
+    /// True when `value` is the exact total, false when it is a proven lower bound.
+    exact: bool,
+    /// Null when the guess cannot win within the guesses allowed.
     value: Option<u32>,
 }
 
@@ -494,13 +440,13 @@ impl Summary {
             fingerprint: game.fingerprint().to_string(),
             answers: game.answers().len(),
             guesses: game.guesses().len(),
-            config: solution.config.clone(),
+            options: solution.config.clone(),
             proven: solution.proven,
             first_guess_fixed: None,
             claim: claim(solution.proven, None),
             possible: solution.best.is_some(),
             guesses_left: solution.guesses_left,
-            best_first_guess: solution.best.map(|b| game.guess_text(b.guess).to_string()),
+            first_guess: solution.best.map(|b| game.guess_text(b.guess).to_string()),
             total: solution.best.map(|b| b.outcome.value()),
             mean: eval.map(|e| e.mean()),
             worst: eval.map(|e| e.worst),
@@ -511,11 +457,7 @@ impl Summary {
                 .take(top)
                 .map(|r| RankRow {
                     guess: game.guess_text(r.guess).to_string(),
-                    kind: if r.outcome.is_exact() {
-                        "exact"
-                    } else {
-                        "at-least"
-                    },
+                    exact: r.outcome.is_exact(),
                     value: (r.outcome.value() < INFEASIBLE).then_some(r.outcome.value()),
                 })
                 .collect(),
@@ -523,33 +465,44 @@ impl Summary {
             nodes,
         }
     }
+}
 
+impl Summary {
     /// Marks a solve restricted to its first guess (--first): the claim names it.
     fn given_first(mut self, first: Option<String>) -> Self {
         self.claim = claim(self.proven, first.as_deref());
         self.first_guess_fixed = first;
         self
     }
+}
 
-    fn print(&self, out: &mut dyn Write) -> Result<()> {
+impl View for Summary {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
         let claim = &self.claim;
+        let objective = match self.options.objective {
+            Objective::Total => "fewest guesses in total",
+            Objective::Worst => "fewest guesses in the worst case",
+        };
+        let mode = match self.options.mode {
+            Mode::Normal => "normal mode",
+            Mode::Hard => "hard mode",
+            Mode::Strict => "strict mode",
+        };
         writeln!(
             out,
-            "{}: {} answers, {} guesses, {:?} objective, {:?} mode{}",
+            "{}: {}, {}; objective: {objective}, {mode}{}",
             self.game,
-            self.answers,
-            self.guesses,
-            self.config.objective,
-            self.config.mode,
-            self.config
+            plural(self.answers as u64, "answer", "answers"),
+            plural(self.guesses as u64, "allowed guess", "allowed guesses"),
+            self.options
                 .top_k
                 .map_or(String::new(), |k| format!(", top-{k} search"))
         )?;
-        let (Some(first), Some(total)) = (&self.best_first_guess, self.total) else {
+        let (Some(first), Some(total)) = (&self.first_guess, self.total) else {
             writeln!(
                 out,
-                "impossible: no strategy finds every answer within {} guesses ({claim})",
-                self.guesses_left
+                "impossible: no strategy finds every answer within {} ({claim})",
+                plural(self.guesses_left, "guess", "guesses")
             )?;
             return Ok(());
         };
@@ -567,23 +520,21 @@ impl Summary {
             .collect();
         writeln!(out, "guesses needed: {}", distribution.join("  "))?;
         writeln!(out, "first guesses:")?;
+        let mut table = Table::new(&[">RANK", "GUESS", ">TOTAL"]);
         for (rank, row) in self.ranking.iter().enumerate() {
-            let value = match (row.kind, row.value) {
+            let value = match (row.exact, row.value) {
                 (_, None) => "cannot win".to_string(),
-                ("exact", Some(v)) => format!("{v}"),
-                (_, Some(v)) => format!("≥ {v}"),
+                (true, Some(v)) => format!("{v}"),
+                (false, Some(v)) => format!("≥ {v}"),
             };
-            writeln!(
-                out,
-                "{:>4}. {}  {value}",
-                rank + 1,
-                super::pad(&row.guess, 10)
-            )?;
+            table.row(vec![(rank + 1).to_string(), row.guess.clone(), value]);
         }
+        table.write(out)?;
         writeln!(
             out,
-            "searched {} nodes in {:.2} s",
-            self.nodes, self.seconds
+            "searched {} in {:.2} s",
+            plural(self.nodes, "node", "nodes"),
+            self.seconds
         )?;
         Ok(())
     }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use hakase_coordinator::output::{plural, JsonArg};
 use hakase_proto::v1::admin_client::AdminClient;
 use hakase_proto::v1::StatusRequest;
 use hakase_worker::client::{channel, Auth};
@@ -23,9 +24,9 @@ pub struct Status {
     /// CA certificate (PEM) to trust for an https:// coordinator.
     #[arg(long, value_name = "FILE")]
     pub ca_cert: Option<PathBuf>,
-    /// Print JSON.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 }
 
 impl Status {
@@ -44,7 +45,7 @@ impl Status {
                 .map(|r| r.into_inner())
                 .map_err(|s| anyhow::anyhow!("{}: {}", self.connect, explain(&s)))
         })?;
-        if self.json {
+        if self.output.json {
             let ranking: Vec<_> = reply
                 .ranking
                 .iter()
@@ -55,7 +56,8 @@ impl Status {
                 &json!({
                     "game": reply.game,
                     "fingerprint": reply.fingerprint,
-                    "options": reply.config_json,
+                    "options": serde_json::from_str::<serde_json::Value>(&reply.config_json)
+                        .unwrap_or(serde_json::Value::Null),
                     "state": reply.state,
                     "guesses_left": reply.guesses_left,
                     "jobs_total": reply.jobs_total,
@@ -69,8 +71,8 @@ impl Status {
                     "rejected": reply.rejected,
                     "first_guesses_total": reply.first_guesses_total,
                     "first_guesses_settled": reply.first_guesses_settled,
-                    "best_guess": reply.best_guess,
-                    "best_value": reply.best_value,
+                    "first_guess": (!reply.best_guess.is_empty()).then_some(&reply.best_guess),
+                    "total": (!reply.best_guess.is_empty()).then_some(reply.best_value),
                     "workers": reply.workers,
                     "elapsed_secs": reply.elapsed_secs,
                     "eta_secs": (reply.eta_secs >= 0.0).then_some(reply.eta_secs),
@@ -88,14 +90,14 @@ impl Status {
         )?;
         writeln!(
             out,
-            "first guesses {}/{} settled; jobs {} done of {} ({} queued, {} leased); {} workers; {:.0}s",
+            "first guesses {}/{} settled; jobs {} done of {} ({} queued, {} leased); {}; {:.0}s",
             reply.first_guesses_settled,
             reply.first_guesses_total,
             reply.jobs_done,
             reply.jobs_total,
             reply.jobs_queued,
             reply.jobs_leased,
-            reply.workers,
+            plural(reply.workers, "worker", "workers"),
             reply.elapsed_secs
         )?;
         writeln!(

@@ -10,8 +10,9 @@ use hakase_core::solver::Mode;
 use hakase_core::{treefile, verify};
 use serde::Serialize;
 
-use super::write_json;
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::{emit, plural, JsonArg, View};
+use hakase_core::presets::DEFAULT_GAME;
 
 /// Check a tree file: every guess allowed (and legal in hard or strict mode when asked),
 /// every pattern the one the game shows (recomputed from the words), every answer solved
@@ -38,9 +39,9 @@ pub struct Verify {
     #[arg(long, value_enum)]
     pub format: Option<FileFormat>,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: JsonArg,
 
     /// Fail (exit status 1) when the file's stated facts (game, total, guesses left, mode)
     /// disagree with what checking the tree finds; by default they are reported only.
@@ -60,6 +61,8 @@ pub enum FileFormat {
 #[derive(Debug, Serialize)]
 struct Report {
     game: String,
+    /// True when the game was taken from the file (no --game or lists given).
+    game_from_file: bool,
     answers: usize,
     distribution: Vec<u32>,
     total: u64,
@@ -72,7 +75,6 @@ struct Report {
 impl Verify {
     /// Reads, checks and reports.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let game = self.game.load()?;
         let text = std::fs::read_to_string(&self.tree)
             .with_context(|| format!("reading {}", self.tree.display()))?;
         let text = treefile::strip_bom(&text);
@@ -84,13 +86,31 @@ impl Verify {
                 FileFormat::Text
             });
         let reading = || format!("reading the tree in {}", self.tree.display());
-        let (tree, facts) = match format {
-            FileFormat::Json => {
-                let doc = treefile::parse_document(text).with_context(reading)?;
-                let tree = treefile::tree_of(&game, &doc).with_context(reading)?;
-                (tree, Some(StatedFacts::of(&doc)))
+        let doc = match format {
+            FileFormat::Json => Some(treefile::parse_document(text).with_context(reading)?),
+            FileFormat::Text => None,
+        };
+        // The game the file names is the one checked, unless the command line chose one.
+        let chosen = self.game.game != DEFAULT_GAME
+            || self.game.answers.is_some()
+            || self.game.guesses.is_some()
+            || self.game.tries.is_some();
+        let stated = doc.as_ref().filter(|_| !chosen).map(|d| d.game.clone());
+        let game = match &stated {
+            Some(name) => GameArgs {
+                game: name.clone(),
+                ..self.game.clone()
             }
-            FileFormat::Text => (
+            .load()
+            .with_context(|| format!("loading the game {name:?} the tree file names"))?,
+            None => self.game.load()?,
+        };
+        let (tree, facts) = match &doc {
+            Some(doc) => {
+                let tree = treefile::tree_of(&game, &doc).with_context(reading)?;
+                (tree, Some(StatedFacts::of(doc)))
+            }
+            None => (
                 treefile::from_text(&game, text).with_context(reading)?,
                 None,
             ),
@@ -107,6 +127,7 @@ impl Verify {
         let mismatches = facts.map_or_else(Vec::new, |f| f.mismatches(&game, &evaluation, mode));
         let report = Report {
             game: game.name().to_string(),
+            game_from_file: stated.is_some(),
             answers: game.answers().len(),
             distribution: evaluation.distribution.clone(),
             total: evaluation.total,
@@ -114,25 +135,7 @@ impl Verify {
             worst: evaluation.worst,
             mismatches,
         };
-        if self.json {
-            write_json(out, &report)?;
-            return self.judge_meta(&report.mismatches);
-        }
-        let distribution: Vec<String> = report
-            .distribution
-            .iter()
-            .enumerate()
-            .map(|(k, n)| format!("{}:{n}", k + 1))
-            .collect();
-        writeln!(
-            out,
-            "valid: {} answers solved, total {}, mean {:.4}, worst {}",
-            report.answers, report.total, report.mean, report.worst
-        )?;
-        writeln!(out, "guesses needed: {}", distribution.join("  "))?;
-        for mismatch in &report.mismatches {
-            writeln!(out, "metadata mismatch: {mismatch}")?;
-        }
+        emit(out, self.output, &report)?;
         self.judge_meta(&report.mismatches)
     }
 
@@ -144,6 +147,36 @@ impl Verify {
                 self.tree.display(),
                 mismatches.len()
             );
+        }
+        Ok(())
+    }
+}
+
+impl View for Report {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        let distribution: Vec<String> = self
+            .distribution
+            .iter()
+            .enumerate()
+            .map(|(k, n)| format!("{}:{n}", k + 1))
+            .collect();
+        let from = if self.game_from_file {
+            " (the game the file names)"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "valid on {}{from}: {} solved, total {}, mean {:.4}, worst {}",
+            self.game,
+            plural(self.answers as u64, "answer", "answers"),
+            self.total,
+            self.mean,
+            self.worst
+        )?;
+        writeln!(out, "guesses needed: {}", distribution.join("  "))?;
+        for mismatch in &self.mismatches {
+            writeln!(out, "warning: {mismatch}")?;
         }
         Ok(())
     }

@@ -154,6 +154,16 @@ impl LoadedRun {
         super::claim::claim(self.proven(), self.first.as_deref())
     }
 
+    /// The label of a chart of `first` from this run: a run restricted to its first guess
+    /// proves the optimum only after that guess, so it is never "proven optimal" as a whole.
+    pub fn label(&self, first: hakase_core::GuessId) -> crate::output::Label {
+        match (&self.first, self.proven()) {
+            (Some(_), true) => crate::output::Label::Exact,
+            (Some(_), false) => crate::output::Label::Heuristic,
+            (None, _) => crate::output::Label::of_first(self.solution.as_ref(), first),
+        }
+    }
+
     /// The one-line summary `hakase runs` and the `Runs` RPC show.
     pub fn summary(&self) -> RunSummary {
         let best = self.solution.as_ref().and_then(|s| s.best);

@@ -48,6 +48,7 @@ pub struct Row {
     /// Strategy name.
     pub strategy: String,
     /// The first guess it played.
+    #[serde(rename = "first_guess")]
     pub first: String,
     /// Where its guesses come from.
     pub universe: String,

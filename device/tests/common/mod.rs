@@ -33,7 +33,7 @@ pub fn rentora_view() -> ChartView {
         }
     });
     let mean = tree.evaluate(&game, &table, &answers).mean();
-    ChartView::from_chart(&game, &chart, Some(mean), false)
+    ChartView::from_chart(&game, &chart, Some(mean), hakase_device::Label::Heuristic)
 }
 
 pub fn golden_dir() -> PathBuf {

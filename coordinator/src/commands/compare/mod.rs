@@ -88,9 +88,9 @@ pub struct Compare {
     #[arg(long, value_name = "N", default_value_t = 5)]
     pub worst: usize,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: hakase_coordinator::output::JsonArg,
 
     /// Also write the plot of guesses per answer as PNG.
     #[arg(long, value_name = "FILE")]
@@ -158,6 +158,7 @@ struct CompareJson<'a> {
     game: &'a str,
     answers: usize,
     tries: u32,
+    #[serde(rename = "first_guess")]
     first: Option<&'a str>,
     universe: &'a str,
     reference: &'a str,
@@ -230,7 +231,7 @@ impl Compare {
             let page = html::report(&comparison, &title, &bars)?;
             std::fs::write(path, page).with_context(|| format!("writing {}", path.display()))?;
         }
-        if self.json {
+        if self.output.json {
             return write_json(out, &comparison.json());
         }
         comparison.write_text(out)?;

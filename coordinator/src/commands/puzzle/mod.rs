@@ -74,9 +74,9 @@ pub struct PuzzleCommand {
     #[arg(long)]
     pub hide_solution: bool,
 
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub json: bool,
+    /// Text or JSON.
+    #[command(flatten)]
+    pub output: hakase_coordinator::output::JsonArg,
 }
 
 /// A batch's level counts, asked for and achieved, and the time per puzzle.
@@ -135,7 +135,7 @@ impl PuzzleCommand {
         if let Some(dir) = &self.png {
             write_page(game, &puzzle, dir)?;
         }
-        if self.json {
+        if self.output.json {
             return write_json(out, &puzzle);
         }
         write!(out, "{}", puzzle_text(&puzzle))?;
@@ -244,7 +244,7 @@ impl PuzzleCommand {
             missing,
             levels,
         };
-        if self.json {
+        if self.output.json {
             return write_json(out, &summary);
         }
         write_summary(out, &summary)

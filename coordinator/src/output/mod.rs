@@ -1,0 +1,89 @@
+//! The one output layer of the `hakase` command: every command computes a plain view model
+//! and hands it here, to be written as text (for people) or as JSON (for programs, with the
+//! field names documented in docs/json.md). Keeping both renderings behind one call is what
+//! keeps the commands speaking with one voice.
+
+pub mod error;
+pub mod table;
+
+use std::io::Write;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
+
+pub use hakase_device::Label;
+pub use table::Table;
+
+/// The `--json` flag, defined once and flattened into every command that prints results.
+#[derive(Debug, Clone, Copy, Default, Args)]
+pub struct JsonArg {
+    /// Print JSON instead of text (field names: docs/json.md). Errors are then printed as
+    /// {"error": {"kind", "message"}} on standard output, with a non-zero exit status.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A command's result: serialisable as JSON, and able to write itself as text.
+pub trait View: Serialize {
+    /// Writes the human-readable form.
+    fn text(&self, out: &mut dyn Write) -> Result<()>;
+}
+
+/// Writes `view` as JSON when `json`, else as text.
+pub fn emit(out: &mut dyn Write, json: JsonArg, view: &impl View) -> Result<()> {
+    if json.json {
+        write_json(out, view)
+    } else {
+        view.text(out)
+    }
+}
+
+/// Writes `value` as pretty JSON followed by a newline.
+pub fn write_json(out: &mut dyn Write, value: &impl Serialize) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, value).context("writing JSON")?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// `count` followed by the noun, singular for exactly one: "1 guess", "2 guesses".
+pub fn plural(count: impl Into<u64>, singular: &str, plural: &str) -> String {
+    let count = count.into();
+    format!("{count} {}", if count == 1 { singular } else { plural })
+}
+
+/// Terminal columns `text` takes: katakana and emoji take two, ♀ and ♂ one.
+pub fn width(text: &str) -> usize {
+    UnicodeWidthStr::width(text)
+}
+
+/// `text` padded with spaces to `columns` terminal columns, so tables of katakana names
+/// line up.
+pub fn pad(text: &str, columns: usize) -> String {
+    format!("{text}{}", " ".repeat(columns.saturating_sub(width(text))))
+}
+
+/// Writes words ten to a line, so long candidate lists stay readable.
+pub fn write_words(out: &mut dyn Write, words: &[String]) -> Result<()> {
+    for line in words.chunks(10) {
+        writeln!(out, "{}", line.join(" "))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals_and_widths() {
+        assert_eq!(plural(1u32, "guess", "guesses"), "1 guess");
+        assert_eq!(plural(0u32, "guess", "guesses"), "0 guesses");
+        assert_eq!(plural(2u32, "worker", "workers"), "2 workers");
+        assert_eq!(width("レントラー"), 10);
+        assert_eq!(width("ニドラン♀"), 9);
+        assert_eq!(pad("ニドラン♀", 11), "ニドラン♀  ");
+        assert_eq!(pad("salet", 3), "salet");
+    }
+}

@@ -1,0 +1,280 @@
+//! Every command × (text, `--json`, an error under `--json`): each JSON output must use only
+//! the field names docs/json.md lists for that command, and carry every top-level one.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn hakase(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hakase"))
+        .args(args)
+        .output()
+        .expect("hakase runs")
+}
+
+/// The documented field paths per command, read from docs/json.md.
+fn documented() -> BTreeMap<String, BTreeSet<String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/json.md");
+    let text = std::fs::read_to_string(path).expect("docs/json.md");
+    let mut docs = BTreeMap::new();
+    for line in text.lines() {
+        let Some(rest) = line.strip_prefix("- `") else {
+            continue;
+        };
+        let Some((command, fields)) = rest.split_once("`: ") else {
+            continue;
+        };
+        let paths = fields
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect();
+        docs.insert(command.to_string(), paths);
+    }
+    docs
+}
+
+/// Every field path of `value`: `a.b` for object fields, `a[]` for array items.
+fn paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                let path = if prefix.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{prefix}.{key}")
+                };
+                out.insert(path.clone());
+                paths(v, &path, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                let path = format!("{prefix}[]");
+                out.insert(path.clone());
+                paths(item, &path, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Runs `args` with --json and checks the document against `command`'s documented fields.
+fn check_json(docs: &BTreeMap<String, BTreeSet<String>>, command: &str, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = hakase(&all);
+    assert!(
+        out.status.success(),
+        "{all:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let value: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    check_fields(docs, command, &value);
+    value
+}
+
+fn check_fields(docs: &BTreeMap<String, BTreeSet<String>>, command: &str, value: &Value) {
+    let documented = docs
+        .get(command)
+        .unwrap_or_else(|| panic!("{command} not in docs"));
+    let mut found = BTreeSet::new();
+    paths(value, "", &mut found);
+    let extra: Vec<_> = found.difference(documented).collect();
+    assert!(extra.is_empty(), "{command}: undocumented fields {extra:?}");
+    let missing: Vec<_> = documented
+        .iter()
+        .filter(|p| !p.contains(['.', '[']) && !found.contains(*p))
+        .collect();
+    assert!(missing.is_empty(), "{command}: missing fields {missing:?}");
+}
+
+/// Runs `args` with --json expecting failure: a JSON error of `kind`, exit status `code`.
+fn check_error(docs: &BTreeMap<String, BTreeSet<String>>, args: &[&str], kind: &str, code: i32) {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = hakase(&all);
+    assert_eq!(out.status.code(), Some(code), "{all:?}");
+    let value: Value = serde_json::from_slice(&out.stdout).expect("a JSON error");
+    check_fields(docs, "error", &value);
+    assert_eq!(value["error"]["kind"], kind, "{all:?}: {value}");
+    assert!(value["error"]["message"]
+        .as_str()
+        .is_some_and(|m| !m.is_empty()));
+}
+
+/// Runs `args` as text: success and some output.
+fn check_text(args: &[&str]) -> String {
+    let out = hakase(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    assert!(!text.trim().is_empty(), "{args:?} printed nothing");
+    text
+}
+
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+const G: &[&str] = &["--game", "pokemon-gen:1"];
+
+fn with(base: &[&str], more: &[&str]) -> Vec<String> {
+    base.iter().chain(more).map(|s| s.to_string()).collect()
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn every_command_speaks_the_documented_json() {
+    let docs = documented();
+    let dir = TempDir(std::env::temp_dir().join(format!("hakase-json-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).expect("a temporary directory");
+    let data = dir.0.join("data");
+    let data = data.to_str().expect("UTF-8 path");
+    let run = format!("{data}/g1");
+    let tree = dir.0.join("tree.json");
+    let tree = tree.to_str().expect("UTF-8 path");
+
+    // games, feedback, candidates, rank, evaluate, chart: text, JSON, an error.
+    check_text(&["games"]);
+    let games = check_json(&docs, "games", &["games"]);
+    assert_eq!(games["games"][0]["name"], "pokemon-qiita2023");
+    check_error(&docs, &["games", "--bogus"], "usage", 2);
+
+    assert_eq!(
+        check_text(&["feedback", "キノココ", "チコリータ"]),
+        "灰灰黄灰\n"
+    );
+    let fb = check_json(&docs, "feedback", &["feedback", "キノココ", "チコリータ"]);
+    assert_eq!(fb["digits"], "0010");
+    check_error(&docs, &["feedback", "xx", "チコリータ"], "input", 1);
+
+    let cand = with(&["candidates", "-H", "レントラー=灰灰灰灰緑"], G);
+    check_text(&strs(&cand));
+    let c = check_json(&docs, "candidates", &strs(&cand));
+    assert_eq!(
+        c["count"].as_u64(),
+        Some(c["candidates"].as_array().map_or(0, Vec::len) as u64)
+    );
+    check_error(&docs, &["candidates", "-H", "レントラー=灰灰"], "input", 1);
+
+    let rank = with(&["rank", "--top", "3"], G);
+    let text = check_text(&strs(&rank));
+    assert!(text.starts_with("Best 3 of 931 guesses by entropy over 84 possible answers"));
+    let r = check_json(&docs, "rank", &strs(&rank));
+    assert_eq!(r["ranking"][0]["guess"], "ドータクン");
+    check_error(&docs, &["rank", "--top", "x"], "usage", 2);
+
+    let eval = ["evaluate", "--game", "wordle-answers-only", "--tries", "4"];
+    let text = check_text(&eval);
+    assert!(text.starts_with(
+        "Strategy entropy, first guess raise, on wordle-answers-only (4 tries) (2315 answers)\n"
+    ));
+    let e = check_json(&docs, "evaluate", &eval);
+    assert_eq!(e["distribution"], serde_json::json!([1, 34, 838, 1295]));
+    assert_eq!(e["won"], 2168);
+    assert_eq!(e["total"], 1 + 2 * 34 + 3 * 838 + 4 * 1295);
+    assert_eq!(e["failures"].as_array().map(Vec::len), Some(147));
+    check_error(&docs, &["evaluate", "--first", "zzzzz"], "input", 1);
+
+    let chart = with(&["chart", "--first", "シンボラー"], G);
+    check_text(&strs(&chart));
+    let ch = check_json(&docs, "chart", &strs(&chart));
+    assert_eq!(ch["label"], "heuristic");
+    check_error(
+        &docs,
+        &["chart", "--run", "r", "--game", "wordle"],
+        "usage",
+        2,
+    );
+
+    // solve: in memory, then resumable into a run that the run commands read.
+    let solve = with(
+        &["solve", "--in-memory", "--top", "2", "--tree-out", tree],
+        G,
+    );
+    let s = check_json(&docs, "solve", &strs(&solve));
+    assert_eq!(
+        (s["first_guess"].as_str(), s["total"].as_u64()),
+        (Some("シンボラー"), Some(245))
+    );
+    assert_eq!(s["ranking"][0]["exact"], true);
+    check_text(&strs(&with(&["solve", "--db", &run], G)));
+    check_error(&docs, &["solve", "--top-k", "0"], "usage", 2);
+
+    // verify the tree just written; the game is the one the file names.
+    let text = check_text(&["verify", tree]);
+    assert!(
+        text.starts_with(
+            "valid on pokemon-gen:1 (the game the file names): 84 answers solved, total 245"
+        ),
+        "{text}"
+    );
+    let v = check_json(&docs, "verify", &["verify", tree]);
+    assert_eq!(v["game_from_file"], true);
+    check_error(&docs, &["verify", "/nonexistent/tree.json"], "not_found", 1);
+
+    // runs and a run's chart.
+    let text = check_text(&["runs", "--data", data]);
+    assert!(
+        text.starts_with("NAME  GAME           STATE   FIRST       TOTAL  OPTIONS\n"),
+        "{text}"
+    );
+    let runs = check_json(&docs, "runs", &["runs", "--data", data]);
+    assert_eq!(runs["runs"][0]["options"]["objective"], "total");
+    let text = check_text(&["chart", "--run", "g1", "--data", data]);
+    assert!(
+        text.contains("total 245 (mean 2.91667), worst 4, proven optimal"),
+        "{text}"
+    );
+    let rc = check_json(&docs, "chart", &["chart", "--run", "g1", "--data", data]);
+    assert_eq!(rc["label"], "proven-optimal");
+    let other = check_json(
+        &docs,
+        "chart",
+        &[
+            "chart",
+            "--run",
+            "g1",
+            "--data",
+            data,
+            "--first",
+            "レントラー",
+        ],
+    );
+    assert_eq!(other["label"], "exact");
+    check_error(&docs, &["runs", "--data", data, "--top"], "usage", 2);
+
+    // compare against the run.
+    let cmp = with(&["compare"], G);
+    check_text(&strs(&cmp));
+    check_json(&docs, "compare", &strs(&cmp));
+    check_error(&docs, &["compare", "--no-such-flag"], "usage", 2);
+
+    // status: no coordinator listening is an error, as JSON.
+    check_error(
+        &docs,
+        &[
+            "status",
+            "--connect",
+            "http://127.0.0.1:9",
+            "--token",
+            "0123456789abcdef0123",
+        ],
+        "failed",
+        1,
+    );
+}
