@@ -14,12 +14,15 @@ pub enum LogFormat {
     Json,
 }
 
-/// Installs the tracing subscriber; `RUST_LOG` overrides the default `info` level.
+/// Installs the tracing subscriber; `RUST_LOG` overrides the default `info` level. Colour
+/// codes only when stderr is a terminal: a log redirected to a file stays plain text.
 pub fn init_logging(format: LogFormat) {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     // A second initialisation (tests calling twice) is harmless: keep the first.
     let _ = match format {
