@@ -45,7 +45,9 @@ impl Label {
     pub fn describe(self) -> &'static str {
         match self {
             Label::ProvenOptimal => "proven optimal",
-            Label::Exact => "proven optimal GIVEN THIS FIRST GUESS (not proven the best first guess)",
+            Label::Exact => {
+                "proven optimal GIVEN THIS FIRST GUESS (not proven the best first guess)"
+            }
             Label::Heuristic => "heuristic (an upper bound, not proven)",
         }
     }

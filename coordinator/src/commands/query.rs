@@ -9,10 +9,9 @@ use hakase_coordinator::query::run::{self, LoadedRun, DEFAULT_DATA_DIR};
 use hakase_coordinator::query::treerun::load_tree_file;
 use hakase_coordinator::query::view::NextView;
 use hakase_core::history::Step;
-use hakase_core::query::{NextGuess, Source};
-use serde::Serialize;
+use hakase_core::query::NextGuess;
 
-use super::{answer_words, write_json, write_words, HistoryArgs};
+use super::{write_json, write_words, HistoryArgs};
 
 /// Which run to answer from; shared by every command that reads runs.
 #[derive(Debug, Clone, Args)]

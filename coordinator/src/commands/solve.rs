@@ -287,10 +287,8 @@ impl Solve {
         let solution = &outcome.solution;
         let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes)
             .given_first(Some(word));
-        if self.json {
-            write_json(out, &summary)?;
-        } else {
-            summary.print(out)?;
+        emit(out, self.output, &summary)?;
+        if !self.output.json {
             writeln!(out, "stored as run {}", db.display())?;
         }
         self.write_tree_out(game, table, solution)
