@@ -107,7 +107,11 @@ fn an_interrupted_batch_resumes_to_the_same_puzzles() {
     other[8] = "9";
     let refused = hakase(&other);
     assert!(!refused.status.success());
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("holds another batch"));
+    // Under --json the error is a JSON document on stdout.
+    let error: Value = serde_json::from_slice(&refused.stdout).expect("JSON error");
+    assert!(error["error"]["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("holds another batch")));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -105,13 +105,26 @@ impl View for RunsJson {
         let mut table = Table::new(&["NAME", "GAME", "STATE", "FIRST", ">TOTAL", "OPTIONS"]);
         for row in &self.runs {
             if let Some(err) = &row.error {
-                table.row(vec![row.name.clone(), format!("unreadable: {err}")]);
+                // The reason goes last, so a long message does not widen the other columns.
+                table.row(vec![
+                    row.name.clone(),
+                    "-".into(),
+                    "unreadable".into(),
+                    "-".into(),
+                    "-".into(),
+                    err.clone(),
+                ]);
                 continue;
             }
+            let state = match (row.state, row.proven && row.first_guess_fixed.is_none()) {
+                ("unfinished", _) => "unfinished".to_string(),
+                (_, true) => "finished (proven)".to_string(),
+                _ => format!("finished ({})", row.claim),
+            };
             table.row(vec![
                 row.name.clone(),
                 row.game.clone(),
-                row.state.to_string(),
+                state,
                 row.first_guess.clone().unwrap_or_else(|| "-".into()),
                 row.total.map_or("-".to_string(), |t| t.to_string()),
                 options_text(&row.options),
