@@ -107,7 +107,7 @@ impl Verify {
         };
         let (tree, facts) = match &doc {
             Some(doc) => {
-                let tree = treefile::tree_of(&game, &doc).with_context(reading)?;
+                let tree = treefile::tree_of(&game, doc).with_context(reading)?;
                 (tree, Some(StatedFacts::of(doc)))
             }
             None => (
