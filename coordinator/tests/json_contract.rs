@@ -230,7 +230,7 @@ fn every_command_speaks_the_documented_json() {
     // runs and a run's chart.
     let text = check_text(&["runs", "--data", data]);
     assert!(
-        text.starts_with("NAME  GAME           STATE   FIRST       TOTAL  OPTIONS\n"),
+        text.starts_with("NAME  GAME           STATE              FIRST       TOTAL  OPTIONS\n"),
         "{text}"
     );
     let runs = check_json(&docs, "runs", &["runs", "--data", data]);
