@@ -8,16 +8,28 @@ use thiserror::Error;
 pub enum Error {
     /// Word lists come from user files; the line number lets them fix the file.
     #[error("{list}: line {line} is not valid UTF-8")]
-    InvalidUtf8 { list: String, line: usize },
+    InvalidUtf8 {
+        /// The list's name or path, as the user gave it.
+        list: String,
+        /// The 1-based line in the list.
+        line: usize,
+    },
     /// A list that is empty after blank lines are removed cannot define a game.
     #[error("{list}: the list is empty")]
-    EmptyList { list: String },
+    EmptyList {
+        /// The list's name or path, as the user gave it.
+        list: String,
+    },
     /// The same word twice would silently double-count an answer.
     #[error("{list}: {word:?} appears twice (lines {first} and {second})")]
     Duplicate {
+        /// The list's name or path, as the user gave it.
         list: String,
+        /// The word as read.
         word: String,
+        /// The line of its first appearance.
         first: usize,
+        /// The line of its second appearance.
         second: usize,
     },
     /// Answers fill the whole board.
@@ -25,19 +37,29 @@ pub enum Error {
         "{list}: line {line}: answer {word:?} has {len} letters, answers must have exactly {board}"
     )]
     AnswerLength {
+        /// The list's name or path, as the user gave it.
         list: String,
+        /// The 1-based line in the list.
         line: usize,
+        /// The word as read.
         word: String,
+        /// Its length in letters.
         len: usize,
+        /// The board's length in letters.
         board: usize,
     },
     /// Guesses may be shorter than the board but never longer.
     #[error("{list}: line {line}: {word:?} has {len} letters, more than the board's {board}")]
     GuessTooLong {
+        /// The list's name or path, as the user gave it.
         list: String,
+        /// The 1-based line in the list.
         line: usize,
+        /// The word as read.
         word: String,
+        /// Its length in letters.
         len: usize,
+        /// The board's length in letters.
         board: usize,
     },
     /// Letters are stored in one byte each.
@@ -53,7 +75,9 @@ pub enum Error {
         did_you_mean(suggestions)
     )]
     UnknownWord {
+        /// The word as read.
         word: String,
+        /// The closest allowed guesses, best first (may be empty).
         suggestions: Vec<String>,
     },
     /// A word that may be guessed but is never the answer, where an answer is required.
@@ -61,13 +85,22 @@ pub enum Error {
     NotAnAnswer(String),
     /// A pattern the user typed could not be read.
     #[error("cannot read pattern {text:?}: {why}")]
-    BadPattern { text: String, why: String },
+    BadPattern {
+        /// The text as typed.
+        text: String,
+        /// What is wrong with it.
+        why: String,
+    },
     /// A history step whose clues no answer fits; `step` is 1-based.
     #[error("step {step} ({guess} {pattern}): {why}")]
     InconsistentHistory {
+        /// The 1-based step of the history.
         step: usize,
+        /// The step's guess.
         guess: String,
+        /// The step's pattern.
         pattern: String,
+        /// What is wrong with it.
         why: String,
     },
     /// The feedback table (guesses × answers, twice) would not fit in memory.
@@ -76,14 +109,23 @@ pub enum Error {
          {limit_gib} GiB hakase allows; use shorter lists"
     )]
     TooLarge {
+        /// Allowed guesses in the game.
         guesses: usize,
+        /// Answers in the game.
         answers: usize,
+        /// The table's size, human-readable.
         size: String,
+        /// The largest table hakase builds, in GiB.
         limit_gib: usize,
     },
     /// Preset names and generation ranges are typed by users.
     #[error("unknown game {name:?}: {why}")]
-    UnknownGame { name: String, why: String },
+    UnknownGame {
+        /// The name as typed.
+        name: String,
+        /// What is wrong with it.
+        why: String,
+    },
 }
 
 /// "; did you mean A, B or C?" for a non-empty list, else nothing.

@@ -6,6 +6,8 @@
 //! strategy trees and their evaluation ([`tree`]) and charts ([`chart`]). No I/O beyond
 //! decoding embedded data, no printing, no async.
 
+#![warn(missing_docs)]
+
 pub mod alphabet;
 pub mod chart;
 pub mod claims;

@@ -4,6 +4,8 @@
 //! A job is a subproblem of the exhaustive search, content-addressed by [`job::JobId`], solved
 //! with a cutoff β: its answer is either exact or a proven lower bound ≥ β.
 
+#![warn(missing_docs)]
+
 pub mod error;
 pub mod game;
 pub mod job;

@@ -2,6 +2,8 @@
 //! solver on rayon, and keeps a sled memo of subproblem values so a restarted worker, and
 //! later runs on the same machine, reuse what it already proved.
 
+#![warn(missing_docs)]
+
 pub mod client;
 pub mod error;
 pub mod exec;

@@ -48,9 +48,17 @@ pub enum StoredState {
     /// Not wanted right now.
     Idle,
     /// Waiting for a worker, with the cutoff asked.
-    Queued { beta: u32 },
+    Queued {
+        /// The cutoff asked.
+        beta: u32,
+    },
     /// Handed to a worker until `expiry` (Unix milliseconds).
-    Leased { beta: u32, expiry: u64 },
+    Leased {
+        /// The cutoff the worker solves with.
+        beta: u32,
+        /// When the lease lapses, in Unix milliseconds.
+        expiry: u64,
+    },
     /// A result is stored.
     Done,
 }
