@@ -27,6 +27,7 @@ use hakase_core::puzzle::{claim, Generator, Kind, Puzzle, Slot};
 use hakase_core::solver::SolverConfig;
 use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::JobId;
+use hakase_proto::token::TokenSet;
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::puzzles_server::{Puzzles, PuzzlesServer};
 use hakase_proto::v1::{
@@ -83,8 +84,8 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    /// Checks the serving options before anything is made.
-    pub fn check(&self) -> Result<()> {
+    /// Checks the serving options before anything is made; returns the accepted tokens.
+    pub fn check(&self) -> Result<TokenSet> {
         if self.token.is_none() && self.tokens_file.is_none() {
             bail!("--listen needs --token (or HAKASE_TOKEN) or --tokens-file");
         }
@@ -97,7 +98,7 @@ impl ServeArgs {
         if let Some(listen) = self.listen {
             check_transport(listen, self.tls_cert.is_some(), self.insecure)?;
         }
-        Ok(())
+        read_tokens(self.token.as_deref(), self.tokens_file.as_deref())
     }
 }
 
@@ -467,16 +468,13 @@ pub fn serve(
     args: &ServeArgs,
     listen: SocketAddr,
     mut run: BatchRun,
-    generator: Generator<'static>,
+    tokens: TokenSet,
     game: &'static Game,
     table: &'static FeedbackTable,
     seed: u64,
 ) -> Result<(BatchRun, String)> {
     init_logging(LogFormat::Text);
-    let tokens = Arc::new(RwLock::new(read_tokens(
-        args.token.as_deref(),
-        args.tokens_file.as_deref(),
-    )?));
+    let tokens = Arc::new(RwLock::new(tokens));
     for claim in run.dir.open_claims()? {
         if let Some((slot, attempt)) = run.order.waiting(claim.day) {
             if attempt == claim.attempt {
@@ -507,7 +505,7 @@ pub fn serve(
         }),
         game,
         table,
-        generator,
+        generator: Generator::new(game, table),
         spec: hakase_proto::game::to_spec(game),
         config_json: serde_json::to_string(&SolverConfig::default())?,
         seed,
@@ -564,7 +562,7 @@ async fn serve_until_done(
     args: &ServeArgs,
     listen: SocketAddr,
     service: Service,
-    tokens: Arc<RwLock<hakase_proto::token::TokenSet>>,
+    tokens: Arc<RwLock<TokenSet>>,
     mut done_rx: tokio::sync::watch::Receiver<bool>,
     interrupted: Arc<AtomicBool>,
 ) -> Result<()> {

@@ -167,18 +167,19 @@ impl PuzzleCommand {
             kinds: kinds.clone(),
         };
         let slots = plan(count, mix, &kinds, self.seed);
-        if self.serve.listen.is_some() {
-            self.serve.check()?;
-        }
+        let tokens = match self.serve.listen {
+            Some(_) => Some(self.serve.check()?),
+            None => None,
+        };
         let mut run = BatchRun::open(dir, &header, slots)?;
-        let generator = Generator::new(game, table);
         let mut checked = None;
-        if let Some(listen) = self.serve.listen {
+        if let (Some(listen), Some(tokens)) = (self.serve.listen, tokens) {
             let (served, line) =
-                cluster::serve(&self.serve, listen, run, generator, game, table, self.seed)?;
+                cluster::serve(&self.serve, listen, run, tokens, game, table, self.seed)?;
             run = served;
             checked = Some(line);
         } else {
+            let generator = Generator::new(game, table);
             loop {
                 let Some((slot, attempt)) = run.order.wanted().next() else {
                     break;
