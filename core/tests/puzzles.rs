@@ -10,7 +10,7 @@ use hakase_core::presets::load_preset;
 use hakase_core::puzzle::careless::naive_feedback;
 use hakase_core::puzzle::level::KINDS;
 use hakase_core::puzzle::{
-    plan, Generator, Goal, Grade, Kind, Level, LevelMix, Puzzle, Reasoning, Seen,
+    plan, DayOrder, Decision, Generator, Goal, Grade, Kind, Level, LevelMix, Puzzle, Reasoning,
 };
 use hakase_core::solver::{Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{feedback, FeedbackTable, Game, GuessId, Pattern, PatternStyle, WordListInput};
@@ -277,15 +277,22 @@ fn check_batch(game: &Game, puzzles: &[Puzzle]) {
 fn generate(game: &Game, table: &FeedbackTable, count: usize, mix: &str, seed: u64) -> Vec<Puzzle> {
     let mix: LevelMix = mix.parse().expect("mix");
     let generator = Generator::new(game, table);
-    let mut seen = Seen::default();
-    plan(count, &mix, &KINDS, seed)
-        .iter()
-        .map(|slot| {
-            let p = generator.generate(slot, seed, &seen).expect("a puzzle");
-            seen.add(&p);
-            p
-        })
-        .collect()
+    let mut order = DayOrder::new(plan(count, &mix, &KINDS, seed), &[]);
+    let mut puzzles = Vec::new();
+    loop {
+        let Some((slot, attempt)) = order.wanted().next() else {
+            break;
+        };
+        let made = generator.generate(&slot, seed, attempt);
+        for decision in order.offer(slot.day, attempt, made) {
+            match decision {
+                Decision::Accepted(p) => puzzles.push(p),
+                Decision::Reissued { .. } => {}
+                Decision::Missing { day, why } => panic!("day {day}: no puzzle ({why:?})"),
+            }
+        }
+    }
+    puzzles
 }
 
 #[test]
@@ -314,9 +321,7 @@ fn a_wordle_best_move_problem_checks_out() {
         level: Level::Medium,
         kind: Kind::BestMove,
     };
-    let p = generator
-        .generate(&slot, 5, &Seen::default())
-        .expect("a puzzle");
+    let p = generator.generate(&slot, 5, 0).expect("a puzzle");
     assert_eq!(p.level, Level::Medium);
     check(&game, &p);
 }
@@ -402,5 +407,46 @@ fn level_mixes_add_up_and_bad_ones_are_refused() {
         "tricky:5",
     ] {
         assert!(bad.parse::<LevelMix>().is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn claims_are_checked_against_the_rows() {
+    use hakase_core::puzzle::claim::{check, ClaimError};
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let table = FeedbackTable::build(&game);
+    let generator = Generator::new(&game, &table);
+    for kind in [Kind::Deduction, Kind::BestMove] {
+        let slot = hakase_core::puzzle::Slot {
+            day: 3,
+            level: Level::Easy,
+            kind,
+        };
+        let p = generator.generate(&slot, 2, 0).expect("a puzzle");
+        assert_eq!(check(&game, &table, &slot, &p), Ok(()));
+        let other_day = hakase_core::puzzle::Slot { day: 4, ..slot };
+        assert!(matches!(
+            check(&game, &table, &other_day, &p),
+            Err(ClaimError::WrongSlot { day: 3, .. })
+        ));
+        let mut lie = p.clone();
+        match &mut lie.grade {
+            Grade::Deduction(_) => lie.solution = game.answer_text(0).to_string(),
+            Grade::BestMove(g) => {
+                g.answers.pop();
+            }
+        }
+        if lie.solution != p.solution || matches!(lie.grade, Grade::BestMove(_)) {
+            assert!(matches!(
+                check(&game, &table, &slot, &lie),
+                Err(ClaimError::WrongAnswers { .. })
+            ));
+        }
+        let mut bad_row = p.clone();
+        bad_row.rows[0].pattern = bad_row.rows[0].pattern.to_lowercase() + "x";
+        assert_eq!(
+            check(&game, &table, &slot, &bad_row),
+            Err(ClaimError::BadRow(1))
+        );
     }
 }

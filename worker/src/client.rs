@@ -149,7 +149,7 @@ fn damage_is_lock(error: &sled::Error) -> bool {
 }
 
 /// True for errors that a retry can cure (the coordinator restarting, a dropped link).
-fn transient(status: &Status) -> bool {
+pub(crate) fn transient(status: &Status) -> bool {
     matches!(
         status.code(),
         Code::Unavailable
@@ -218,6 +218,13 @@ pub async fn run(
                 made
             }
         };
+        if reply.puzzle_batch {
+            use crate::puzzle::{work as make_puzzles, After};
+            match make_puzzles(&mut client, &opts, &reply, current, &stop, &mut summary).await? {
+                After::Stop => return Ok(summary),
+                After::Register => continue,
+            }
+        }
         match work(
             &mut client,
             &opts,
@@ -279,7 +286,7 @@ async fn register(
 }
 
 /// Sleeps for `d`; true when asked to stop meanwhile.
-async fn wait(stop: &watch::Receiver<bool>, d: Duration) -> bool {
+pub(crate) async fn wait(stop: &watch::Receiver<bool>, d: Duration) -> bool {
     let mut stop = stop.clone();
     if *stop.borrow() {
         return true;

@@ -12,6 +12,7 @@ pub mod group_commit;
 pub mod incumbent;
 pub mod joblog;
 pub mod memo;
+mod puzzle;
 pub mod sled_guard;
 
 pub use client::{run, WorkerOptions, WorkerSummary};

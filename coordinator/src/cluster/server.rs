@@ -184,6 +184,7 @@ impl Cluster for Services {
             config_json: self.config_json.clone(),
             lease_ms: self.engine.lease_duration().as_millis() as u64,
             run_id: self.engine.store().run_id(),
+            puzzle_batch: false,
         }))
     }
 

@@ -234,25 +234,7 @@ impl Coordinator {
     /// Refuses to serve in clear beyond this machine unless --insecure says so, and warns
     /// when it does.
     fn check_transport(&self) -> Result<()> {
-        if self.tls_cert.is_some() || self.listen.ip().is_loopback() {
-            return Ok(());
-        }
-        if !self.insecure {
-            bail!(
-                "refusing to listen on {} without TLS: the token, the game and every job and \
-                 result would travel in clear. Give --tls-cert and --tls-key, listen on \
-                 127.0.0.1 (and reach it through an ssh tunnel), or pass --insecure on a \
-                 network you trust",
-                self.listen
-            );
-        }
-        eprintln!(
-            "warning: serving on {} without TLS (--insecure): the token, jobs and results \
-             travel in clear; anyone who can watch the network can take the token and join or \
-             read the run",
-            self.listen
-        );
-        Ok(())
+        check_transport(self.listen, self.tls_cert.is_some(), self.insecure)
     }
 
     /// Re-reads the tokens on every SIGHUP, so a revoked worker token stops working without
@@ -363,7 +345,7 @@ impl Coordinator {
 }
 
 /// Reads and checks `--token` and the lines of `--tokens-file`.
-fn read_tokens(token: Option<&str>, tokens_file: Option<&Path>) -> Result<TokenSet> {
+pub(crate) fn read_tokens(token: Option<&str>, tokens_file: Option<&Path>) -> Result<TokenSet> {
     let mut tokens = TokenSet::default();
     if let Some(token) = token {
         tokens = TokenSet::single(token).context("--token (or HAKASE_TOKEN)")?;
@@ -377,4 +359,28 @@ fn read_tokens(token: Option<&str>, tokens_file: Option<&Path>) -> Result<TokenS
         );
     }
     Ok(tokens)
+}
+
+/// Refuses to serve in clear beyond this machine unless `insecure` says so, and warns when
+/// it does (shared by every command that serves workers).
+pub(crate) fn check_transport(listen: SocketAddr, tls: bool, insecure: bool) -> Result<()> {
+    if tls || listen.ip().is_loopback() {
+        return Ok(());
+    }
+    if !insecure {
+        bail!(
+            "refusing to listen on {} without TLS: the token, the game and every job and \
+             result would travel in clear. Give --tls-cert and --tls-key, listen on \
+             127.0.0.1 (and reach it through an ssh tunnel), or pass --insecure on a \
+             network you trust",
+            listen
+        );
+    }
+    eprintln!(
+        "warning: serving on {} without TLS (--insecure): the token, jobs and results \
+         travel in clear; anyone who can watch the network can take the token and join or \
+         read the run",
+        listen
+    );
+    Ok(())
 }

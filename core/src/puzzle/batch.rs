@@ -1,14 +1,17 @@
-//! Batches: which level and kind each day gets, one reproducible random stream per day, the
-//! near-duplicate rule, and the generator that turns a slot into its best puzzle.
+//! Batches: which level and kind each day gets, one reproducible random stream per day and
+//! attempt, and the generator that turns a slot into its best puzzle.
+//!
+//! A day's puzzle is a function of the batch seed, the slot and the attempt only (no other
+//! day's puzzle steers it), so any machine can make any day; [`super::order`] then accepts
+//! days in day order and re-issues a near-duplicate with its next attempt.
 //!
 //! Memory is bounded per slot: screening keeps at most [`Settings::survivors`] candidates
 //! (a few rows and at most a few dozen answer ids each) plus the best graded puzzle so far;
 //! the exact solver's transposition table is capped at [`Settings::memo_entries`] entries and
 //! dropped when the slot is done. Nothing else grows with the batch but the near-duplicate
-//! keys (one answer or answer set and one first row per finished puzzle).
+//! keys (one answer or answer set and one first row per accepted puzzle).
 
 use std::cmp::Reverse;
-use std::collections::HashSet;
 use std::str::FromStr;
 
 use rand::seq::SliceRandom;
@@ -130,37 +133,12 @@ pub fn day_seed(seed: u64, day: usize) -> u64 {
     z ^ (z >> 31)
 }
 
-/// What a batch already holds, so no two puzzles are near-duplicates: the same answer (or the
-/// same set of answers left), or the same first row.
-#[derive(Debug, Clone, Default)]
-pub struct Seen {
-    answers: HashSet<Vec<String>>,
-    first_rows: HashSet<Row>,
-}
-
-impl Seen {
-    /// Records a finished puzzle.
-    pub fn add(&mut self, puzzle: &Puzzle) {
-        self.answers.insert(answer_key(puzzle));
-        if let Some(first) = puzzle.rows.first() {
-            self.first_rows.insert(first.clone());
-        }
-    }
-
-    fn clashes(&self, game: &Game, answers: &[AnswerId], first: (GuessId, Pattern)) -> bool {
-        let key: Vec<String> = answers
-            .iter()
-            .map(|&a| game.answer_text(a).to_string())
-            .collect();
-        self.answers.contains(&key) || self.first_rows.contains(&Row::new(game, first.0, first.1))
-    }
-}
-
-/// The answer of a deduction puzzle, or the answers left of a best-move problem.
-fn answer_key(puzzle: &Puzzle) -> Vec<String> {
-    match &puzzle.grade {
-        Grade::Deduction(_) => vec![puzzle.solution.clone()],
-        Grade::BestMove(grade) => grade.answers.clone(),
+/// The random seed of one attempt at a day: attempt 0 is the day's own seed, a later one (a
+/// re-issue after a near-duplicate) is mixed from it.
+pub fn attempt_seed(seed: u64, day: usize, attempt: u32) -> u64 {
+    match attempt {
+        0 => day_seed(seed, day),
+        n => day_seed(day_seed(seed, day), n as usize),
     }
 }
 
@@ -229,16 +207,17 @@ impl<'g> Generator<'g> {
         }
     }
 
-    /// The best puzzle for `slot`, drawn from the day's own random stream: of the level asked
-    /// when one is found within the rounds, else the best of another level; `None` when no
-    /// puzzle at all was found.
-    pub fn generate(&self, slot: &Slot, seed: u64, seen: &Seen) -> Option<Puzzle> {
-        let mut rng = ChaCha8Rng::seed_from_u64(day_seed(seed, slot.day));
+    /// The best puzzle for `slot`, drawn from the random stream of the day and `attempt`: of
+    /// the level asked when one is found within the rounds, else the best of another level;
+    /// `None` when no puzzle at all was found. The same arguments give the same puzzle on
+    /// every machine.
+    pub fn generate(&self, slot: &Slot, seed: u64, attempt: u32) -> Option<Puzzle> {
+        let mut rng = ChaCha8Rng::seed_from_u64(attempt_seed(seed, slot.day, attempt));
         let mut fallback: Option<Graded> = None;
         for _ in 0..self.settings.rounds {
             let graded = match slot.kind {
-                Kind::Deduction => self.deduction_round(&mut rng, slot.level, seen),
-                Kind::BestMove => self.best_move_round(&mut rng, slot.level, seen),
+                Kind::Deduction => self.deduction_round(&mut rng, slot.level),
+                Kind::BestMove => self.best_move_round(&mut rng, slot.level),
             };
             let mut best: Option<Graded> = None;
             for g in graded {
@@ -259,7 +238,7 @@ impl<'g> Generator<'g> {
         fallback.map(|g| self.puzzle(slot.day, g))
     }
 
-    fn deduction_round(&self, rng: &mut ChaCha8Rng, level: Level, seen: &Seen) -> Vec<Graded> {
+    fn deduction_round(&self, rng: &mut ChaCha8Rng, level: Level) -> Vec<Graded> {
         let mut survivors = Vec::new();
         for _ in 0..self.settings.screen {
             if survivors.len() == self.settings.survivors {
@@ -275,12 +254,11 @@ impl<'g> Generator<'g> {
         survivors
             .iter()
             .filter_map(|d| deduction::grade(self.game, self.table, d))
-            .filter(|g| !seen.clashes(self.game, &[g.answer], g.rows[0]))
             .map(Graded::Deduction)
             .collect()
     }
 
-    fn best_move_round(&self, rng: &mut ChaCha8Rng, level: Level, seen: &Seen) -> Vec<Graded> {
+    fn best_move_round(&self, rng: &mut ChaCha8Rng, level: Level) -> Vec<Graded> {
         // The best `survivors` screening scores so far; the earlier draw wins ties, so the
         // choice is the same on every run.
         let mut kept: Vec<(u64, Reverse<usize>, best_move::Position)> = Vec::new();
@@ -289,9 +267,6 @@ impl<'g> Generator<'g> {
             else {
                 continue;
             };
-            if seen.clashes(self.game, &position.candidates, position.rows[0]) {
-                continue;
-            }
             let Some(score) = best_move::screen(self.game, self.table, &position, level) else {
                 continue;
             };

@@ -4,13 +4,16 @@
 //! Generation is two-stage, as good puzzle generators are: many seeded candidates are screened
 //! cheaply (candidate counts, heuristics), the few survivors are graded exactly (the careless
 //! reader's count, the exact solver), and only the best per slot is kept. See [`batch`] for the
-//! memory bound and the near-duplicate rule.
+//! memory bound, [`order`] for the near-duplicate rule (the same on one machine and on a
+//! cluster) and [`claim`] for the checks a puzzle made elsewhere gets.
 
 pub mod batch;
 pub mod best_move;
 pub mod careless;
+pub mod claim;
 pub mod deduction;
 pub mod level;
+pub mod order;
 pub mod split;
 
 use serde::{Deserialize, Serialize};
@@ -18,8 +21,9 @@ use serde::{Deserialize, Serialize};
 use crate::game::{Game, GuessId};
 use crate::pattern::Pattern;
 
-pub use batch::{plan, Generator, LevelMix, Seen, Slot};
+pub use batch::{plan, Generator, LevelMix, Slot};
 pub use level::{Kind, Level};
+pub use order::{DayOrder, Decision, Missing, Seen};
 
 /// One row the puzzle shows: a guess and the colours the game gave it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -3,6 +3,11 @@
 //! `puzzles.json`, `sheet.txt` and `solutions.txt` are written from those lines at the end.
 //! A rerun with the same options skips the days already in `puzzles.jsonl`; a torn last line
 //! (the process killed mid-write) is cut off and that day made again.
+//!
+//! A batch served to workers also keeps `claims.jsonl`: every checked result a worker
+//! reported, synced before the worker hears it was taken, so days made out of order (and not
+//! yet accepted) survive a coordinator restart. It is removed when the batch is finished, so
+//! the finished directory is the same as a local batch's.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -10,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use hakase_core::puzzle::{Kind, Puzzle};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::show::{puzzle_text, solution_text};
@@ -31,14 +37,27 @@ pub struct Header {
     pub kinds: Vec<Kind>,
 }
 
+/// A worker's result for one attempt at a day, as checked and kept by the coordinator.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    /// The day.
+    pub day: usize,
+    /// The attempt.
+    pub attempt: u32,
+    /// The puzzle, or `None` when no puzzle was found for the slot.
+    pub puzzle: Option<Puzzle>,
+}
+
 /// An open batch directory.
 pub struct BatchDir {
     dir: PathBuf,
     lines: File,
+    claims: Option<File>,
 }
 
 const HEADER: &str = "batch.json";
 const LINES: &str = "puzzles.jsonl";
+const CLAIMS: &str = "claims.jsonl";
 
 impl BatchDir {
     /// Opens or creates the batch in `dir`; returns it with the puzzles already made.
@@ -76,6 +95,7 @@ impl BatchDir {
             BatchDir {
                 dir: dir.to_path_buf(),
                 lines,
+                claims: None,
             },
             done,
         ))
@@ -83,10 +103,32 @@ impl BatchDir {
 
     /// Appends a finished puzzle durably (written and synced).
     pub fn append(&mut self, puzzle: &Puzzle) -> Result<()> {
-        let line = serde_json::to_string(puzzle)?;
-        writeln!(self.lines, "{line}")
-            .and_then(|()| self.lines.sync_data())
-            .with_context(|| format!("appending to {}", self.dir.join(LINES).display()))
+        append_synced(&mut self.lines, &self.dir.join(LINES), [puzzle])
+    }
+
+    /// Opens the claims kept by an earlier coordinator of this batch (see the module comment)
+    /// and returns them.
+    pub fn open_claims(&mut self) -> Result<Vec<Claim>> {
+        let path = self.dir.join(CLAIMS);
+        let claims = read_lines(&path)?;
+        self.claims = Some(
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .with_context(|| format!("opening {}", path.display()))?,
+        );
+        Ok(claims)
+    }
+
+    /// Appends checked claims durably (one sync for all of them).
+    pub fn append_claims(&mut self, claims: &[Claim]) -> Result<()> {
+        let path = self.dir.join(CLAIMS);
+        let file = self
+            .claims
+            .as_mut()
+            .with_context(|| format!("{} is not open", path.display()))?;
+        append_synced(file, &path, claims)
     }
 
     /// Writes the whole batch: JSON, the sheet without solutions, and the solutions.
@@ -102,7 +144,12 @@ impl BatchDir {
         let sheet: Vec<String> = puzzles.iter().map(puzzle_text).collect();
         write("sheet.txt", sheet.join("\n"))?;
         let solutions: Vec<String> = puzzles.iter().map(solution_text).collect();
-        write("solutions.txt", solutions.join("\n"))
+        write("solutions.txt", solutions.join("\n"))?;
+        let claims = self.dir.join(CLAIMS);
+        if claims.exists() {
+            fs::remove_file(&claims).with_context(|| format!("removing {}", claims.display()))?;
+        }
+        Ok(())
     }
 
     /// The directory.
@@ -111,15 +158,31 @@ impl BatchDir {
     }
 }
 
-/// The puzzles in `path`; a last line without its newline or not readable is cut off.
-fn read_lines(path: &Path) -> Result<Vec<Puzzle>> {
+/// Writes one JSON line per item to `file` (at `path`, for errors) and syncs once.
+fn append_synced<T: Serialize>(
+    file: &mut File,
+    path: &Path,
+    items: impl IntoIterator<Item = T>,
+) -> Result<()> {
+    let mut text = String::new();
+    for item in items {
+        text += &serde_json::to_string(&item)?;
+        text.push('\n');
+    }
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_data())
+        .with_context(|| format!("appending to {}", path.display()))
+}
+
+/// The lines of `path`; a last line without its newline or not readable is cut off.
+fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
     let Ok(bytes) = fs::read(path) else {
         return Ok(Vec::new());
     };
     let mut puzzles = Vec::new();
     let mut good = 0usize;
     while let Some(end) = bytes[good..].iter().position(|&b| b == b'\n') {
-        match serde_json::from_slice::<Puzzle>(&bytes[good..good + end]) {
+        match serde_json::from_slice::<T>(&bytes[good..good + end]) {
             Ok(puzzle) => puzzles.push(puzzle),
             Err(_) => break,
         }

@@ -1,25 +1,26 @@
 //! `hakase puzzle`: generated puzzles with unique solutions and graded difficulty, one at a
 //! time or a resumable batch (a year of daily puzzles).
 
+mod cluster;
 mod files;
+mod run;
 mod show;
 
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_core::puzzle::level::{KINDS, LEVELS};
-use hakase_core::puzzle::{plan, Generator, Kind, Level, LevelMix, Puzzle, Seen, Slot};
+use hakase_core::puzzle::level::KINDS;
+use hakase_core::puzzle::{plan, Generator, Kind, Level, LevelMix, Puzzle, Slot};
 use hakase_core::{FeedbackTable, Game};
 use hakase_device::{render_puzzle, write_png, PanelColour};
-use serde::Serialize;
 
 use super::write_json;
 use crate::game_args::GameArgs;
-use files::{BatchDir, Header};
+use files::Header;
+use run::{write_summary, BatchRun};
 use show::{device_view, puzzle_text, solution_text};
 
 /// Generate puzzles: deduction puzzles (name the one answer that fits the rows) and best-move
@@ -28,6 +29,8 @@ use show::{device_view, puzzle_text, solution_text};
 /// One puzzle: `hakase puzzle --kind best-move --level hard --seed 7`.
 /// A year of daily puzzles, resumable (rerun the same command to continue):
 /// `hakase puzzle --count 365 --levels easy:40%,medium:40%,hard:20% --seed 1 --out year`.
+/// Add `--listen ADDR` to have workers (`hakase worker --connect http://ADDR`) make the days:
+/// the files are the same, byte for byte.
 #[derive(Debug, Args)]
 pub struct PuzzleCommand {
     /// Which game.
@@ -77,28 +80,10 @@ pub struct PuzzleCommand {
     /// Text or JSON.
     #[command(flatten)]
     pub output: hakase_coordinator::output::JsonArg,
-}
 
-/// A batch's level counts, asked for and achieved, and the time per puzzle.
-#[derive(Debug, Serialize)]
-struct LevelSummary {
-    level: Level,
-    asked: usize,
-    achieved: usize,
-    made_now: usize,
-    median_ms: Option<f64>,
-}
-
-/// The JSON summary of a batch run.
-#[derive(Debug, Serialize)]
-struct BatchSummary<'a> {
-    game: &'a str,
-    dir: String,
-    days: usize,
-    made: usize,
-    resumed: usize,
-    missing: Vec<usize>,
-    levels: Vec<LevelSummary>,
+    /// A batch made by workers.
+    #[command(flatten)]
+    pub serve: cluster::ServeArgs,
 }
 
 impl PuzzleCommand {
@@ -108,7 +93,10 @@ impl PuzzleCommand {
             .levels
             .parse()
             .map_err(|e: String| anyhow::anyhow!("--levels: {e}"))?;
-        let loaded = self.game.load_with_table()?;
+        // The game lives as long as the process: a batch served to workers shares it with
+        // the server's tasks.
+        let loaded: &'static crate::game_args::Loaded =
+            Box::leak(Box::new(self.game.load_with_table()?));
         let (game, table) = (&loaded.game, &loaded.table);
         match (self.count, &self.out) {
             (Some(count), Some(dir)) => self.batch(out, game, table, count, &mix, dir),
@@ -123,7 +111,7 @@ impl PuzzleCommand {
             kind: self.kind,
         };
         let generator = Generator::new(game, table);
-        let Some(puzzle) = generator.generate(&slot, self.seed, &Seen::default()) else {
+        let Some(puzzle) = generator.generate(&slot, self.seed, 0) else {
             bail!(
                 "no {} {} puzzle found for seed {} in {}; try another seed",
                 self.level,
@@ -156,8 +144,8 @@ impl PuzzleCommand {
     fn batch(
         &self,
         out: &mut dyn Write,
-        game: &Game,
-        table: &FeedbackTable,
+        game: &'static Game,
+        table: &'static FeedbackTable,
         count: usize,
         mix: &LevelMix,
         dir: &Path,
@@ -178,103 +166,42 @@ impl PuzzleCommand {
             levels: self.levels.clone(),
             kinds: kinds.clone(),
         };
-        let (mut batch, done) = BatchDir::open(dir, &header)?;
-        let resumed = done.len();
-        let mut seen = Seen::default();
-        let mut puzzles: BTreeMap<usize, Puzzle> = BTreeMap::new();
-        for puzzle in done {
-            seen.add(&puzzle);
-            puzzles.insert(puzzle.day, puzzle);
-        }
         let slots = plan(count, mix, &kinds, self.seed);
-        let generator = Generator::new(game, table);
-        let mut times: BTreeMap<Level, Vec<f64>> = BTreeMap::new();
-        let mut missing = Vec::new();
-        for slot in &slots {
-            if puzzles.contains_key(&slot.day) {
-                continue;
+        let tokens = match self.serve.listen {
+            Some(_) => Some(self.serve.check()?),
+            None => None,
+        };
+        let mut run = BatchRun::open(dir, &header, slots)?;
+        let mut checked = None;
+        if let (Some(listen), Some(tokens)) = (self.serve.listen, tokens) {
+            let (served, line) =
+                cluster::serve(&self.serve, listen, run, tokens, game, table, self.seed)?;
+            run = served;
+            checked = Some(line);
+        } else {
+            let generator = Generator::new(game, table);
+            loop {
+                let Some((slot, attempt)) = run.order.wanted().next() else {
+                    break;
+                };
+                let start = Instant::now();
+                let made = generator.generate(&slot, self.seed, attempt);
+                let ms = start.elapsed().as_secs_f64() * 1000.0;
+                run.made(&slot, attempt, made, Some(ms))?;
             }
-            let start = Instant::now();
-            let made = generator.generate(slot, self.seed, &seen);
-            let ms = start.elapsed().as_secs_f64() * 1000.0;
-            times.entry(slot.level).or_default().push(ms);
-            let Some(puzzle) = made else {
-                eprintln!(
-                    "day {}/{count}: no {} {} puzzle found",
-                    slot.day, slot.level, slot.kind
-                );
-                missing.push(slot.day);
-                continue;
-            };
-            eprintln!(
-                "day {}/{count}: {} {} ({ms:.0} ms)",
-                slot.day, puzzle.level, puzzle.kind
-            );
-            batch.append(&puzzle)?;
-            seen.add(&puzzle);
-            puzzles.insert(puzzle.day, puzzle);
         }
-        let all: Vec<Puzzle> = puzzles.into_values().collect();
-        batch.finish(&all)?;
+        let (all, mut summary) = run.finish(game.name())?;
+        summary.checked = checked;
         if let Some(png) = &self.png {
             for puzzle in &all {
                 write_page(game, puzzle, png)?;
             }
         }
-        let levels = LEVELS
-            .into_iter()
-            .map(|level| {
-                let mut ms = times.remove(&level).unwrap_or_default();
-                ms.sort_by(f64::total_cmp);
-                LevelSummary {
-                    level,
-                    asked: slots.iter().filter(|s| s.level == level).count(),
-                    achieved: all.iter().filter(|p| p.level == level).count(),
-                    made_now: ms.len(),
-                    median_ms: ms.get(ms.len() / 2).copied(),
-                }
-            })
-            .collect();
-        let summary = BatchSummary {
-            game: game.name(),
-            dir: batch.dir().display().to_string(),
-            days: count,
-            made: all.len(),
-            resumed,
-            missing,
-            levels,
-        };
         if self.output.json {
             return write_json(out, &summary);
         }
         write_summary(out, &summary)
     }
-}
-
-fn write_summary(out: &mut dyn Write, s: &BatchSummary) -> Result<()> {
-    writeln!(
-        out,
-        "{} of {} days in {} ({} resumed); sheet.txt, solutions.txt, puzzles.json",
-        s.made, s.days, s.dir, s.resumed
-    )?;
-    writeln!(out, "LEVEL   ASKED  ACHIEVED  MADE NOW  MEDIAN MS")?;
-    for l in &s.levels {
-        let median = l.median_ms.map_or("-".to_string(), |m| format!("{m:.0}"));
-        writeln!(
-            out,
-            "{:<6} {:>6} {:>9} {:>9} {:>10}",
-            l.level.name(),
-            l.asked,
-            l.achieved,
-            l.made_now,
-            median
-        )?;
-    }
-    if !s.missing.is_empty() {
-        let days: Vec<String> = s.missing.iter().map(usize::to_string).collect();
-        writeln!(out, "no puzzle found for days {}", days.join(", "))?;
-    }
-    Ok(())
 }
 
 /// Draws a puzzle's e-paper page into `dir` at panel size and four times larger.
