@@ -59,7 +59,9 @@ fn audit(run: &Path) -> (Option<i32>, String) {
 }
 
 fn mismatches(text: &str) -> Vec<&str> {
-    text.lines().filter(|l| l.starts_with("mismatch: ")).collect()
+    text.lines()
+        .filter(|l| l.starts_with("mismatch: "))
+        .collect()
 }
 
 #[test]
@@ -78,7 +80,10 @@ fn audit_passes_the_untouched_run_and_names_every_rewritten_claim() {
         "{text}"
     );
     assert_eq!(mismatches(&text), Vec::<&str>::new());
-    println!("tamper: none: exit 0: {}", text.lines().next().unwrap_or(""));
+    println!(
+        "tamper: none: exit 0: {}",
+        text.lines().next().unwrap_or("")
+    );
 
     // 1. A bound claim raised above the guess's true total: the runner-up's, the claim that
     //    decides the result.
@@ -138,7 +143,10 @@ fn audit_passes_the_untouched_run_and_names_every_rewritten_claim() {
     });
     let (code, text) = audit(&lowered);
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains(": tree of ジーランス (963) FAILED; "), "{text}");
+    assert!(
+        text.contains(": tree of ジーランス (963) FAILED; "),
+        "{text}"
+    );
     assert_eq!(
         mismatches(&text),
         vec![
@@ -170,7 +178,9 @@ fn audit_passes_the_untouched_run_and_names_every_rewritten_claim() {
     assert_eq!(found.len(), 1, "{text}");
     assert!(
         found[0].starts_with("mismatch: the tree totals ")
-            && found[0].contains(&format!(", {lost} unsolved, first guess ジーランス); the run says 964")),
+            && found[0].contains(&format!(
+                ", {lost} unsolved, first guess ジーランス); the run says 964"
+            )),
         "{text}"
     );
     println!(

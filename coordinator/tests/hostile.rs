@@ -127,8 +127,7 @@ fn capitalised_custom_lists_read_like_typed_words() {
     );
     let mut args = vec!["candidates", "-H", "Slate=GGGGG", "--json"];
     args.extend(custom);
-    let doc: serde_json::Value =
-        serde_json::from_str(&hakase(&dir, &args).stdout).expect("JSON");
+    let doc: serde_json::Value = serde_json::from_str(&hakase(&dir, &args).stdout).expect("JSON");
     assert_eq!(doc["history"], serde_json::json!(["slate=GGGGG"]));
     assert_eq!(doc["candidates"], serde_json::json!(["slate"]));
 }
@@ -166,7 +165,14 @@ fn limits_give_errors_not_aborts() {
     refused(
         hakase(
             &dir,
-            &["solve", "--game", "wordle", "--max-guesses", "7", "--in-memory"],
+            &[
+                "solve",
+                "--game",
+                "wordle",
+                "--max-guesses",
+                "7",
+                "--in-memory",
+            ],
         ),
         "error: --max-guesses 7 is more than the game's 6 tries (use --tries to change the game)",
     );
@@ -213,7 +219,10 @@ fn tree_files_metadata_bom_and_runs_that_are_files() {
     assert_eq!(ran.code, Some(0), "{ran:?}");
     let warning = "warning: the file says total 900, but the tree takes 964 guesses in total";
     assert!(
-        ran.stderr.lines().chain(ran.stdout.lines()).any(|l| l == warning),
+        ran.stderr
+            .lines()
+            .chain(ran.stdout.lines())
+            .any(|l| l == warning),
         "{ran:?}"
     );
     let ran = hakase(&dir, &["verify", "false.json", "--strict-meta"]);

@@ -55,9 +55,7 @@ async fn register(url: &str, token: &str, fingerprint: &str) -> Result<(Client, 
 
 impl Fake {
     async fn join(url: &str, token: &str, fingerprint: &str) -> Fake {
-        let (client, id) = register(url, token, fingerprint)
-            .await
-            .expect("register");
+        let (client, id) = register(url, token, fingerprint).await.expect("register");
         Fake {
             client,
             id,
@@ -338,7 +336,10 @@ fn part_claims_are_audited_and_a_quarantine_outlives_a_restart() {
             idle = if jobs.is_empty() { idle + 1 } else { 0 };
             for (id, _, beta) in jobs {
                 let code = bounder.complete(forged_bound(id, beta)).await;
-                assert!(matches!(code, Code::Ok | Code::PermissionDenied), "{code:?}");
+                assert!(
+                    matches!(code, Code::Ok | Code::PermissionDenied),
+                    "{code:?}"
+                );
                 forged += 1;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
