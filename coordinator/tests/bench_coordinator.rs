@@ -53,6 +53,7 @@ fn completions_per_second() {
                 hakase_proto::token::TokenSet::single(TOKEN).expect("token"),
             )),
             tls: None,
+            require_worker_tokens: false,
         };
         let (quit_tx, quit_rx) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn({

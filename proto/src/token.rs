@@ -10,6 +10,9 @@ use thiserror::Error;
 /// Shortest token accepted: a short password can be guessed over the network.
 pub const MIN_TOKEN_LEN: usize = 16;
 
+/// The name of the one shared token (`--token`) among the accepted ones.
+pub const SHARED_TOKEN_NAME: &str = "shared";
+
 /// How to make a good token, for error messages.
 pub const TOKEN_HINT: &str = "generate one with `openssl rand -hex 32`";
 
@@ -67,11 +70,11 @@ impl fmt::Debug for TokenSet {
 }
 
 impl TokenSet {
-    /// The one shared token, named `shared`.
+    /// The one shared token, named [`SHARED_TOKEN_NAME`].
     pub fn single(token: &str) -> Result<TokenSet, TokenError> {
         validate_token(token)?;
         Ok(TokenSet {
-            entries: vec![("shared".into(), token.as_bytes().to_vec())],
+            entries: vec![(SHARED_TOKEN_NAME.into(), token.as_bytes().to_vec())],
         })
     }
 

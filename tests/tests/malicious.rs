@@ -7,8 +7,9 @@ use std::time::Duration;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{Outcome, SolverConfig, INFEASIBLE};
 use hakase_proto::job::{JobId, JobKind, JobSpec};
+use hakase_proto::v1::admin_client::AdminClient;
 use hakase_proto::v1::cluster_client::ClusterClient;
-use hakase_proto::v1::{CompleteRequest, JobResult, LeaseRequest, RegisterRequest};
+use hakase_proto::v1::{CompleteRequest, JobResult, LeaseRequest, RegisterRequest, StatusRequest};
 use hakase_tests::*;
 use hakase_worker::client::{channel, Auth};
 use hakase_worker::{solve_job, Workbench};
@@ -20,6 +21,8 @@ const GAME: &str = "pokemon-qiita2023";
 /// Per-worker tokens of the two liars (the honest worker uses the shared one).
 const BOUNDER: &str = "bounder-token-0123456789";
 const FORGER: &str = "forger-token-0123456789";
+/// The honest worker's own token (for runs that refuse the shared one to workers).
+const HONEST: &str = "honest-token-0123456789";
 
 type Client = ClusterClient<InterceptedService<Channel, Auth>>;
 
@@ -29,21 +32,30 @@ struct Fake {
     fingerprint: String,
 }
 
+/// A cluster client of `url` presenting `token`.
+fn client(url: &str, token: &str) -> Client {
+    let ch = channel(url, None, None).expect("channel");
+    ClusterClient::with_interceptor(ch, Auth::new(token).expect("auth"))
+        .max_decoding_message_size(64 << 20)
+}
+
+/// Registers with `token`: the worker id, or the refusal's code.
+async fn register(url: &str, token: &str, fingerprint: &str) -> Result<(Client, u64), Code> {
+    let mut client = client(url, token);
+    let reply = client
+        .register(RegisterRequest {
+            worker_name: "liar".into(),
+            fingerprint: fingerprint.into(),
+            threads: 8,
+        })
+        .await
+        .map_err(|s| s.code())?;
+    Ok((client, reply.into_inner().worker_id))
+}
+
 impl Fake {
     async fn join(url: &str, token: &str, fingerprint: &str) -> Fake {
-        let ch = channel(url, None, None).expect("channel");
-        let mut client = ClusterClient::with_interceptor(ch, Auth::new(token).expect("auth"))
-            .max_decoding_message_size(64 << 20);
-        let id = client
-            .register(RegisterRequest {
-                worker_name: "liar".into(),
-                fingerprint: fingerprint.into(),
-                threads: 8,
-            })
-            .await
-            .expect("register")
-            .into_inner()
-            .worker_id;
+        let (client, id) = register(url, token, fingerprint).await.expect("register");
         Fake {
             client,
             id,
@@ -84,6 +96,13 @@ impl Fake {
             Err(status) => status.code(),
         }
     }
+}
+
+/// The coordinator's "checked: …" line, from its JSON status.
+fn checked_line(audit: &serde_json::Value) -> String {
+    serde_json::from_value::<hakase_coordinator::cluster::audit::AuditSummary>(audit.clone())
+        .map(|a| a.line())
+        .unwrap_or_default()
 }
 
 /// A bound claim "this job totals at least its cutoff", made without any search.
@@ -185,16 +204,10 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
             forger.complete(honest_a.to_proto(*id_a)).await,
             Code::PermissionDenied
         );
-        let ch = channel(&url, None, None).expect("channel");
-        let mut again = ClusterClient::with_interceptor(ch, Auth::new(FORGER).expect("auth"));
-        let rejoin = again
-            .register(RegisterRequest {
-                worker_name: "liar again".into(),
-                fingerprint: fingerprint.clone(),
-                threads: 1,
-            })
-            .await;
-        assert_eq!(rejoin.err().map(|s| s.code()), Some(Code::PermissionDenied));
+        assert_eq!(
+            register(&url, FORGER, &fingerprint).await.err(),
+            Some(Code::PermissionDenied)
+        );
     });
 
     // One honest worker finishes the run; the re-runs catch the bounder.
@@ -218,6 +231,11 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
     assert!(audit["lies_caught"].as_u64() >= Some(2), "{audit}");
     assert!(audit["rerun_decisive"].as_u64() == Some(1), "{audit}");
     assert!(audit["exact_verified"].as_u64() >= Some(1), "{audit}");
+    println!(
+        "malicious: bounds forged, a foreign job id and a swapped tree; result {}; {}",
+        doc["solution"]["best"]["outcome"],
+        checked_line(audit)
+    );
     assert!(worker.wait(Duration::from_secs(60)).success());
     // The quarantine is in the run's database: a restarted coordinator keeps refusing both.
     let store = hakase_coordinator::cluster::store::Store::open(
@@ -237,4 +255,128 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
         names,
         vec![Some("bounder".to_string()), Some("forger".to_string())]
     );
+}
+
+/// Splits the run into part jobs (`--split-first`), whose bound claims are audited like
+/// first-guess claims; workers must present their own tokens (`--require-worker-tokens`);
+/// the coordinator is killed and restarted between the two liars.
+#[test]
+fn part_claims_are_audited_and_a_quarantine_outlives_a_restart() {
+    let reference = core_solution(GAME, SolverConfig::default());
+    let game = load_preset(GAME).expect("preset");
+    let fingerprint = game.fingerprint().to_string();
+    let dir = Scratch::new("malicious-split");
+    let tokens = dir.join("tokens");
+    std::fs::write(
+        &tokens,
+        format!("bounder {BOUNDER}\nforger {FORGER}\nhonest {HONEST}\n"),
+    )
+    .expect("tokens");
+    let tokens = tokens.to_string_lossy().to_string();
+    let db = dir.join("db");
+    let args = [
+        "--game",
+        GAME,
+        "--lease-secs",
+        "2",
+        "--tokens-file",
+        &tokens,
+        "--require-worker-tokens",
+        "--audit-fraction",
+        "1",
+        "--split-first",
+    ];
+    let (mut first, url) = start_coordinator(&dir, "coordinator", &db, &args);
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let forger_id = runtime.block_on(async {
+        // The shared token no longer makes a worker; it still reads the status.
+        assert_eq!(
+            register(&url, TOKEN, &fingerprint).await.err(),
+            Some(Code::PermissionDenied)
+        );
+        let ch = channel(&url, None, None).expect("channel");
+        let mut admin = AdminClient::with_interceptor(ch, Auth::new(TOKEN).expect("auth"));
+        assert!(admin.status(StatusRequest {}).await.is_ok());
+        // A true tree sent with a total one lower than it takes: refused, and its maker
+        // quarantined.
+        let mut forger = Fake::join(&url, FORGER, &fingerprint).await;
+        let (id, spec) = loop {
+            if let Some((id, spec, _)) = forger.lease(1).await.expect("lease").pop() {
+                break (id, spec);
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        };
+        let bench = Workbench::new(game.clone(), SolverConfig::default(), None, 1_000_000);
+        let mut understated = solve_job(&bench.solver, &spec, INFEASIBLE).to_proto(id);
+        assert!(understated.exact);
+        understated.value -= 1;
+        assert_eq!(forger.complete(understated).await, Code::InvalidArgument);
+        assert_eq!(forger.lease(1).await.err(), Some(Code::PermissionDenied));
+        forger.id
+    });
+
+    // Killed and started again: the quarantine is read back from the run database.
+    first.kill9();
+    let (mut coordinator, url) = start_coordinator(&dir, "coordinator-again", &db, &args);
+    let forged = runtime.block_on(async {
+        assert_eq!(
+            register(&url, FORGER, &fingerprint).await.err(),
+            Some(Code::PermissionDenied)
+        );
+        // The bounder claims every part job it gets totals at least its cutoff, until it
+        // is caught or has taken 80 jobs.
+        let mut bounder = Fake::join(&url, BOUNDER, &fingerprint).await;
+        let (mut forged, mut idle) = (0, 0);
+        while forged < 80 && idle < 100 {
+            let jobs = match bounder.lease(8).await {
+                Ok(jobs) => jobs,
+                Err(Code::PermissionDenied) => break,
+                Err(code) => panic!("lease: {code:?}"),
+            };
+            idle = if jobs.is_empty() { idle + 1 } else { 0 };
+            for (id, _, beta) in jobs {
+                let code = bounder.complete(forged_bound(id, beta)).await;
+                assert!(
+                    matches!(code, Code::Ok | Code::PermissionDenied),
+                    "{code:?}"
+                );
+                forged += 1;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        forged
+    });
+    assert!(forged > 0);
+
+    let mut worker = start_worker(&dir, "honest", &url, &["--token", HONEST]);
+    assert!(
+        coordinator.wait(Duration::from_secs(300)).success(),
+        "{}",
+        coordinator.errors()
+    );
+    assert_eq!(
+        essentials_of_output(&coordinator.output()),
+        essentials(&reference)
+    );
+    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON");
+    let audit = &doc["status"]["audit"];
+    let quarantined: Vec<u64> = audit["quarantined"]
+        .as_array()
+        .expect("quarantined workers")
+        .iter()
+        .filter_map(serde_json::Value::as_u64)
+        .collect();
+    // The forger (kept from before the restart) and the bounder, caught by a re-run of one
+    // of its part claims.
+    assert_eq!(quarantined.len(), 2, "{audit}");
+    assert_eq!(quarantined[0], forger_id, "{audit}");
+    assert!(audit["lies_caught"].as_u64() >= Some(1), "{audit}");
+    assert!(audit["rerun_decisive"].as_u64() >= Some(1), "{audit}");
+    assert!(audit["rerun_policy"].as_u64() >= Some(1), "{audit}");
+    assert_eq!(audit["unchecked"].as_u64(), Some(0), "{audit}");
+    println!(
+        "malicious split: {forged} part claims forged; {}",
+        checked_line(audit)
+    );
+    assert!(worker.wait(Duration::from_secs(60)).success());
 }

@@ -13,7 +13,7 @@ use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 use super::audit::{self, AuditPolicy, AuditSummary, Reason, Recheck, Verdict, COORDINATOR};
 use super::error::ClusterError;
 use super::joblog::{JobLine, JobLog};
-use super::plan::{Known, PlanParams, PlanProgress, Planner, Request};
+use super::plan::{self, Known, PlanParams, PlanProgress, Planner, Request};
 use super::store::{unix_millis, JobRecord, QuarantineRecord, Store, StoredState};
 
 /// Tuning of a run.
@@ -694,6 +694,18 @@ impl Engine {
             return Ok(false);
         };
         let on_coordinator = worker == COORDINATOR;
+        if let Some(log) = &self.job_log {
+            let mut line = JobLine::new(
+                self.started.elapsed().as_millis() as u64,
+                worker,
+                &recheck.spec,
+                None,
+                &answer,
+                self.game.answers().len(),
+            );
+            line.recheck = true;
+            log.write(&line);
+        }
         match audit::verdict(recheck.beta, answer.outcome) {
             Verdict::Confirmed => {
                 tracing::debug!(job = %id, beta = recheck.beta, "claim confirmed by a re-run");
@@ -810,11 +822,24 @@ impl Engine {
                     _ => state.audit.covered_by_bound += 1,
                 }
             }
-            // The ranking's order (first claims come in search order): the first needed claim
-            // is the runner-up's. Ties with it are not all decisive: honest claims mostly sit
-            // exactly at their cutoff, so "tied" would be nearly every claim.
-            needed.sort_by_key(|(_, o)| (o.value(), !o.is_exact()));
-            let decisive = needed.first().map(|(claim, _)| claim.id);
+            // Part jobs (`--split-first`): every bound a settled first guess rests on.
+            for claim in state.planner.part_claims(&state.known) {
+                if let Some(outcome) = state.known.get(&claim.id) {
+                    needed.push((claim, *outcome));
+                }
+            }
+            // The ranking's order (first claims come in search order): the first claim of a
+            // guess other than the best is the runner-up's. Its claims, and those the best's
+            // parts rest on, decide the result. Ties with the runner-up are not all decisive:
+            // honest claims mostly sit exactly at their cutoff, so "tied" would be nearly
+            // every claim.
+            let best = state.planner.incumbent().map(|(_, at)| at);
+            let rank = |c: &plan::FirstClaim| state.planner.first_rank(c.first);
+            needed.sort_by_key(|(claim, _)| rank(claim));
+            let runner_up = needed
+                .iter()
+                .map(|(claim, _)| claim.first)
+                .find(|&i| Some(i) != best);
             for (claim, outcome) in needed {
                 if state
                     .confirmed
@@ -823,7 +848,7 @@ impl Engine {
                 {
                     continue;
                 }
-                let reason = if Some(claim.id) == decisive {
+                let reason = if Some(claim.first) == runner_up || Some(claim.first) == best {
                     Reason::Decisive
                 } else if policy.sampled(&run, claim.id) {
                     Reason::Policy

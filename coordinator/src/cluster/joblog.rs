@@ -38,6 +38,8 @@ pub struct JobLine {
     pub job_ms: u64,
     /// Search nodes the worker scanned.
     pub nodes: u64,
+    /// True for a re-run of another worker's claim (the audit), not a job of the search.
+    pub recheck: bool,
 }
 
 impl JobLine {
@@ -72,6 +74,7 @@ impl JobLine {
             },
             job_ms: answer.millis,
             nodes: answer.nodes,
+            recheck: false,
         }
     }
 }

@@ -76,8 +76,12 @@ pub struct FirstClaim {
     pub spec: Arc<JobSpec>,
     /// The admissible lower bound of the first guess's split.
     pub lower: u32,
-    /// The total the first guess must reach for the result to stand.
+    /// The total the first guess must reach for the result to stand (for a part job's
+    /// claim, the bound it states).
     pub cutoff: u32,
+    /// The first guess's index in search order (the claims of the best and the runner-up
+    /// decide the result).
+    pub first: usize,
 }
 
 /// What is known about each job: the strongest outcome received.
@@ -531,9 +535,62 @@ impl Planner {
                     spec: spec.clone(),
                     lower: level.order[i].lower,
                     cutoff: level.cutoff(i),
+                    first: i,
                 })
             })
             .collect()
+    }
+
+    /// Every bound claim of a part job (`--split-first`) that a settled first guess rests
+    /// on: a first-move job's bound above its part's floor 2n − 1, or a second-move job's
+    /// bound above that guess's admissible bound. Each must hold to the bound it states (its
+    /// `cutoff` here); exact part results carry trees, checked on arrival.
+    pub fn part_claims(&self, known: &Known) -> Vec<FirstClaim> {
+        let mut claims = Vec::new();
+        for (i, f) in self.level.firsts.iter().enumerate() {
+            if !matches!(f.status, Status::Exact(_) | Status::Pruned(_)) {
+                continue;
+            }
+            let mut claim = |id: &JobId, spec: &Arc<JobSpec>, lower: u32| {
+                if let Some(Outcome::AtLeast(bound)) = known.get(id) {
+                    if *bound > lower {
+                        claims.push(FirstClaim {
+                            id: *id,
+                            spec: spec.clone(),
+                            lower,
+                            cutoff: *bound,
+                            first: i,
+                        });
+                    }
+                }
+            };
+            for part in &f.parts {
+                match &part.source {
+                    Source::Known(_) => {}
+                    Source::Job(id, spec) => {
+                        claim(id, spec, 2 * part.node.candidates.len() as u32 - 1)
+                    }
+                    Source::Split(split) => {
+                        for (bound, job) in split.order.iter().zip(&split.jobs) {
+                            if let Some((id, spec)) = job {
+                                claim(id, spec, bound.lower);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        claims
+    }
+
+    /// First guess `i`'s place in the ranking's order (value, a bound after an exact value
+    /// equal to it, search position); unsettled guesses come last.
+    pub fn first_rank(&self, i: usize) -> (u32, bool, usize) {
+        match self.level.firsts.get(i).map(|f| f.status) {
+            Some(Status::Exact(value)) => (value, false, i),
+            Some(Status::Pruned(bound)) => (bound, true, i),
+            _ => (u32::MAX, true, i),
+        }
     }
 
     /// First guesses pruned by their admissible lower bound alone, without a job.
@@ -541,7 +598,9 @@ impl Planner {
         self.level
             .firsts
             .iter()
-            .filter(|f| f.whole.is_none() && matches!(f.status, Status::Pruned(_)))
+            .filter(|f| {
+                f.whole.is_none() && f.parts.is_empty() && matches!(f.status, Status::Pruned(_))
+            })
             .count()
     }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use hakase_proto::job::{JobAnswer, JobId};
-use hakase_proto::token::TokenSet;
+use hakase_proto::token::{TokenSet, SHARED_TOKEN_NAME};
 use hakase_proto::v1::admin_server::{Admin, AdminServer};
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
@@ -44,6 +44,10 @@ pub struct ServeOptions {
     pub tokens: SharedTokens,
     /// PEM certificate and key for TLS.
     pub tls: Option<(PathBuf, PathBuf)>,
+    /// Refuse the shared token on the worker service (`--require-worker-tokens`): every
+    /// worker then has its own token, so a quarantine cannot be dodged by registering again
+    /// under the shared one. The shared token still serves `hakase status`.
+    pub require_worker_tokens: bool,
 }
 
 /// Checks the `authorization: Bearer <token>` metadata of every call against the accepted
@@ -51,12 +55,25 @@ pub struct ServeOptions {
 #[derive(Clone)]
 pub struct CheckToken {
     tokens: SharedTokens,
+    refuse_shared: bool,
 }
 
 impl CheckToken {
     /// Accepts the tokens in `tokens` (as they are at each call).
     pub fn new(tokens: SharedTokens) -> CheckToken {
-        CheckToken { tokens }
+        CheckToken {
+            tokens,
+            refuse_shared: false,
+        }
+    }
+
+    /// The check of the worker service: like [`CheckToken::new`], refusing the shared token
+    /// when `require_own` (workers must present their own).
+    pub fn for_workers(tokens: SharedTokens, require_own: bool) -> CheckToken {
+        CheckToken {
+            tokens,
+            refuse_shared: require_own,
+        }
     }
 }
 
@@ -71,6 +88,12 @@ impl Interceptor for CheckToken {
             Ok(tokens) => tokens.check_header(given).map(str::to_string),
             Err(_) => None,
         };
+        if self.refuse_shared && accepted.as_deref() == Some(SHARED_TOKEN_NAME) {
+            return Err(Status::permission_denied(
+                "this coordinator takes workers only with their own token from its \
+                 --tokens-file (--require-worker-tokens); the shared token is for `hakase status`",
+            ));
+        }
         if let Some(name) = accepted {
             let mut request = request;
             request.extensions_mut().insert(TokenName(name));
@@ -364,7 +387,7 @@ pub async fn serve(
         ClusterServer::new(services.clone())
             .max_decoding_message_size(MAX_MESSAGE_BYTES)
             .max_encoding_message_size(MAX_MESSAGE_BYTES),
-        auth.clone(),
+        CheckToken::for_workers(opts.tokens.clone(), opts.require_worker_tokens),
     );
     let admin = InterceptedService::new(AdminServer::new(services), auth);
     let (reporter, health) = tonic_health::server::health_reporter();

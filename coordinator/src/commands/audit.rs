@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::cluster::audit::{verdict, AuditPolicy, Verdict};
+use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::query::run::{self, DEFAULT_DATA_DIR};
-use hakase_core::solver::{Solver, INFEASIBLE};
+use hakase_core::solver::{Outcome, Solver, INFEASIBLE};
 use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::{JobKind, JobSpec};
 
@@ -98,15 +98,17 @@ impl Audit {
             };
             // The total this first guess had to reach for the best to stand (see the plan).
             let cutoff = if i < best_at { value + 1 } else { value };
-            if claim.outcome.value() < cutoff {
+            let claimed = claim.outcome.value();
+            if claimed < cutoff {
                 mismatches.push(format!(
-                    "{} is ranked at {}, below the best {value}",
-                    game.guess_text(claim.guess),
-                    claim.outcome.value()
+                    "{} is ranked at {claimed}, below the best {value}",
+                    game.guess_text(claim.guess)
                 ));
                 continue;
             }
-            if order[i].lower >= cutoff {
+            // A bound claim must hold to what it states (the stored ranking shows it), which
+            // the admissible bound may already prove; an exact one to exactly its value.
+            if !claim.outcome.is_exact() && order[i].lower >= claimed {
                 covered += 1;
                 continue;
             }
@@ -122,13 +124,13 @@ impl Audit {
                 continue;
             }
             rerun += 1;
-            let outcome = solver.evaluate_guess(&root, claim.guess, cutoff.min(INFEASIBLE));
-            if let Verdict::Refuted(found) = verdict(cutoff, outcome) {
-                mismatches.push(format!(
-                    "{}: the run claims at least {}, re-solved to {found}",
-                    game.guess_text(claim.guess),
-                    claim.outcome.value()
-                ));
+            let beta = match claim.outcome {
+                Outcome::Exact { .. } => claimed + 1,
+                Outcome::AtLeast(_) => claimed,
+            };
+            let found = solver.evaluate_guess(&root, claim.guess, beta.min(INFEASIBLE));
+            if let Some(why) = refutes(claim.outcome, found) {
+                mismatches.push(format!("{}: {why}", game.guess_text(claim.guess)));
             }
         }
         writeln!(
@@ -152,5 +154,47 @@ impl Audit {
             );
         }
         Ok(())
+    }
+}
+
+/// What is wrong with a stored claim, given a re-solve at the cutoff the claim implies (its
+/// bound, or one above its exact value); `None` when the re-solve agrees.
+fn refutes(claimed: Outcome, found: Outcome) -> Option<String> {
+    match (claimed, found) {
+        (Outcome::Exact { value, .. }, Outcome::Exact { value: got, .. }) if got != value => {
+            Some(format!("the run says exactly {value}, re-solved to {got}"))
+        }
+        (Outcome::Exact { value, .. }, Outcome::AtLeast(_)) => Some(format!(
+            "the run says exactly {value}, re-solved to more than {value}"
+        )),
+        (Outcome::AtLeast(bound), Outcome::Exact { value: got, .. }) if got < bound => Some(
+            format!("the run claims at least {bound}, re-solved to {got}"),
+        ),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_claim_is_refuted_only_by_a_different_value() {
+        let exact = |value| Outcome::Exact { value, guess: 1 };
+        assert_eq!(refutes(exact(970), exact(970)), None);
+        assert_eq!(
+            refutes(exact(970), exact(968)).as_deref(),
+            Some("the run says exactly 970, re-solved to 968")
+        );
+        assert_eq!(
+            refutes(exact(970), Outcome::AtLeast(971)).as_deref(),
+            Some("the run says exactly 970, re-solved to more than 970")
+        );
+        assert_eq!(refutes(Outcome::AtLeast(980), Outcome::AtLeast(980)), None);
+        assert_eq!(refutes(Outcome::AtLeast(980), exact(985)), None);
+        assert_eq!(
+            refutes(Outcome::AtLeast(980), exact(975)).as_deref(),
+            Some("the run claims at least 980, re-solved to 975")
+        );
     }
 }

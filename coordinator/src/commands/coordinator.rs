@@ -97,6 +97,11 @@ pub struct Coordinator {
     /// deleting its line and sending SIGHUP (or restarting); accepted next to --token.
     #[arg(long, value_name = "FILE")]
     pub tokens_file: Option<PathBuf>,
+    /// Refuse the shared --token to workers: each must present its own token from
+    /// --tokens-file, so a quarantined worker cannot register again under the shared one
+    /// (which still serves `hakase status`).
+    #[arg(long, requires = "tokens_file")]
+    pub require_worker_tokens: bool,
     /// Allow a non-loopback --listen address without TLS. Tokens, jobs and results then
     /// travel in clear: use only on a network you trust.
     #[arg(long)]
@@ -278,6 +283,7 @@ impl Coordinator {
             listen: local,
             tokens,
             tls: self.tls_cert.clone().zip(self.tls_key.clone()),
+            require_worker_tokens: self.require_worker_tokens,
         };
         let (done_tx, done_rx) = tokio::sync::watch::channel(false);
         let linger = Duration::from_secs_f64(self.linger_secs.clamp(0.0, 3600.0));
