@@ -417,7 +417,9 @@ async fn work(
                 }
             }
             while syncing.join_next().await.is_some() {}
+            let flushing = std::time::Instant::now();
             flush(&bench).await;
+            tracing::debug!(ms = flushing.elapsed().as_millis() as u64, "memo flushed");
             summary.run_finished |= finished;
             return Ok(Next::Stop);
         }
@@ -448,6 +450,7 @@ async fn work(
                     backoff = Duration::from_millis(100);
                     let lease = lease.into_inner();
                     if lease.finished {
+                        tracing::debug!("the run is over");
                         finished = true;
                         continue;
                     }
