@@ -28,6 +28,11 @@ impl SharedIncumbent {
         }
     }
 
+    /// True once some total is known.
+    pub fn known(&self) -> bool {
+        (self.0.load(Ordering::Acquire) >> 32) < u64::from(INFEASIBLE)
+    }
+
     /// The cutoff first guess `index` needs: an earlier guess may tie the best and still
     /// win, a later one must beat it.
     pub fn cutoff(&self, index: u32) -> u32 {
