@@ -56,7 +56,9 @@ mod tests {
     fn keeps_the_best_and_breaks_ties_by_search_order() {
         let inc = SharedIncumbent::default();
         assert_eq!(inc.cutoff(5), INFEASIBLE);
+        assert!(!inc.known());
         inc.offer(970, 7);
+        assert!(inc.known());
         assert_eq!(
             (inc.cutoff(3), inc.cutoff(7), inc.cutoff(9)),
             (971, 970, 970)

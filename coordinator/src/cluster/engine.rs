@@ -151,9 +151,6 @@ struct State {
     confirmed: HashMap<JobId, u32>,
     /// True while the finished search waits for its re-runs.
     auditing: bool,
-    /// The claim that would be the runner-up if the search ended now, with its rank (value,
-    /// bound after exact, search order), re-run early (see [`Engine::audit_early`]).
-    runner_up: Option<((u32, bool, u32), JobId)>,
     /// The account of checking.
     audit: AuditSummary,
 }
@@ -320,7 +317,6 @@ impl Engine {
                 rechecks: HashMap::new(),
                 confirmed: HashMap::new(),
                 auditing: false,
-                runner_up: None,
             }),
             wake: Condvar::new(),
             ended: Condvar::new(),
@@ -791,7 +787,6 @@ impl Engine {
         state.planner = Planner::new(self.game, self.table, self.config.clone(), self.params.plan);
         state.rechecks.clear();
         state.auditing = false;
-        state.runner_up = None;
         for entry in state.jobs.values_mut() {
             if matches!(entry.state, JobState::Queued { .. }) {
                 entry.state = JobState::Idle;
@@ -802,13 +797,13 @@ impl Engine {
         self.wake.notify_all();
     }
 
-    /// Starts the re-run of a first-guess claim as soon as it arrives, to overlap the rest of
-    /// the search, when the final audit will likely want it: a claim in the sample (a
-    /// function of run and job only), or the claim that would be the runner-up if the search
-    /// ended now. The cutoff is the first guess's cutoff at this moment; cutoffs only fall
-    /// as the incumbent improves, so a confirmation now also holds for the final cutoff,
-    /// and [`Engine::start_audit`] then finds the claim confirmed. A runner-up displaced
-    /// before its re-run is leased is dropped again (unless sampled).
+    /// Starts the re-run of a first-guess claim in the audit's sample as soon as the claim
+    /// arrives, to overlap the rest of the search (the sample is a function of run and job
+    /// only, so it is the same claim the final audit would pick). The cutoff is the first
+    /// guess's cutoff at this moment; cutoffs only fall as the incumbent improves, so a
+    /// confirmation now also holds for the final cutoff, and [`Engine::start_audit`] then
+    /// finds the claim confirmed. The runner-up's claim is known only at the end and is
+    /// re-run then (unless the sample already covered it).
     fn audit_early(&self, state: &mut State, id: JobId) {
         let Some(policy) = self.params.audit else {
             return;
@@ -831,33 +826,15 @@ impl Engine {
         if !settled || incumbent || covered || confirmed {
             return;
         }
-        let sampled = policy.sampled(&self.store.run_id(), id);
-        let rank = (outcome.value(), !outcome.is_exact(), i);
-        let runner_up = state.runner_up.is_none_or(|(best, _)| rank < best);
-        if !sampled && !runner_up {
+        if !policy.sampled(&self.store.run_id(), id) {
             return;
-        }
-        if runner_up {
-            if let Some((_, old)) = state.runner_up.replace((rank, id)) {
-                let unleased_candidate = state
-                    .rechecks
-                    .get(&old)
-                    .is_some_and(|r| r.holder.is_none() && r.reason == Reason::Decisive);
-                if unleased_candidate {
-                    state.rechecks.remove(&old);
-                }
-            }
         }
         let recheck = Recheck {
             spec: entry.spec.clone(),
             beta: cutoff,
             claimed: outcome,
             claimant: state.claims.get(&id).copied(),
-            reason: if sampled {
-                Reason::Policy
-            } else {
-                Reason::Decisive
-            },
+            reason: Reason::Policy,
             holder: None,
         };
         state.rechecks.insert(id, recheck);
@@ -894,6 +871,11 @@ impl Engine {
                     .get(&claim.id)
                     .is_some_and(|&b| b >= claim.cutoff)
                 {
+                    // Confirmed early, as part of the sample: that re-run is the decisive one.
+                    if Some(claim.id) == decisive && state.audit.rerun_policy > 0 {
+                        state.audit.rerun_policy -= 1;
+                        state.audit.rerun_decisive += 1;
+                    }
                     continue;
                 }
                 if let Some(running) = state.rechecks.get_mut(&claim.id) {
