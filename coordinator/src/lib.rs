@@ -1,5 +1,5 @@
-//! The library side of the `hakase` command: the distributed search's coordinator, usable
-//! embedded (coordinator and workers in one process) or over gRPC.
+//! The library side of the `hakase` command: the distributed search's coordinator over gRPC,
+//! the resumable single-machine run, and the commands around them.
 
 #![warn(missing_docs)]
 

@@ -16,7 +16,7 @@ fn final_status(stdout: &str) -> serde_json::Value {
 }
 
 #[test]
-fn three_workers_match_the_embedded_run_and_the_core_solver() {
+fn three_workers_match_the_resumable_run_and_the_core_solver() {
     let game = "pokemon-qiita2023";
     let reference = core_solution(game, SolverConfig::default());
     assert_eq!(reference.best.map(|b| b.outcome.value()), Some(964));
@@ -43,20 +43,26 @@ fn three_workers_match_the_embedded_run_and_the_core_solver() {
         assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
     }
 
-    let embedded = hakase_coordinator::cluster::run_embedded(
-        load_preset(game).expect("preset"),
+    // The resumable run on one machine (`hakase solve --db`), on its real path.
+    let loaded = load_preset(game).expect("preset");
+    let table = hakase_core::FeedbackTable::build(&loaded);
+    let options = hakase_coordinator::cluster::checkpoint::CheckpointOptions {
+        db: dir.join("resumable-db"),
+        threads: Some(2),
+        memo_entries: 1 << 20,
+        sync_every: Duration::from_millis(200),
+    };
+    let resumable = hakase_coordinator::cluster::checkpoint::run_checkpointed(
+        &loaded,
+        &table,
         SolverConfig::default(),
-        &hakase_coordinator::cluster::EmbeddedOptions {
-            db: dir.join("embedded-db"),
-            threads: 2,
-            ..Default::default()
-        },
+        &options,
         &std::sync::atomic::AtomicBool::new(false),
         &|_| {},
     )
-    .expect("embedded run")
+    .expect("resumable run")
     .expect("not interrupted");
-    assert_eq!(essentials(&embedded.solution), essentials(&reference));
+    assert_eq!(essentials(&resumable.solution), essentials(&reference));
 }
 
 #[test]

@@ -373,8 +373,12 @@ async fn work(
     // Jobs run `slots` at a time; three times as many wait leased, so a finished job's slot
     // is refilled at once (jobs are often shorter than a lease round trip) while results
     // are reported in the background, one batch at a time and in the order they were found.
+    // Until a best total is known, a worker takes only what it can start: the first jobs
+    // then spread over the workers in search order, as the in-memory search spreads its
+    // first guesses over its threads, instead of one worker holding the first four and the
+    // next worker starting far down the order with no cutoff.
     let running = Arc::new(Semaphore::new(opts.slots));
-    let hold = 4 * opts.slots;
+    let hold = |known: bool| if known { 4 * opts.slots } else { opts.slots };
     let incumbent = Arc::new(SharedIncumbent::default());
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer)>();
     let mut reports: JoinSet<Reported> = JoinSet::new();
@@ -424,7 +428,9 @@ async fn work(
                 }
             }
             while syncing.join_next().await.is_some() {}
+            let flushing = std::time::Instant::now();
             flush(&bench).await;
+            tracing::debug!(ms = flushing.elapsed().as_millis() as u64, "memo flushed");
             summary.run_finished |= finished;
             return Ok(Next::Stop);
         }
@@ -438,7 +444,7 @@ async fn work(
         let free = if reporting >= MAX_REPORTING {
             0
         } else {
-            hold.saturating_sub(active.len().saturating_sub(reporting))
+            hold(incumbent.known()).saturating_sub(active.len().saturating_sub(reporting))
         };
         if free > 0 && !finished && tokio::time::Instant::now() >= next_lease {
             let request = LeaseRequest {
@@ -455,6 +461,7 @@ async fn work(
                     backoff = Duration::from_millis(100);
                     let lease = lease.into_inner();
                     if lease.finished {
+                        tracing::debug!("the run is over");
                         finished = true;
                         continue;
                     }

@@ -28,6 +28,11 @@ impl SharedIncumbent {
         }
     }
 
+    /// True once some total is known.
+    pub fn known(&self) -> bool {
+        (self.0.load(Ordering::Acquire) >> 32) < u64::from(INFEASIBLE)
+    }
+
     /// The cutoff first guess `index` needs: an earlier guess may tie the best and still
     /// win, a later one must beat it.
     pub fn cutoff(&self, index: u32) -> u32 {
@@ -51,7 +56,9 @@ mod tests {
     fn keeps_the_best_and_breaks_ties_by_search_order() {
         let inc = SharedIncumbent::default();
         assert_eq!(inc.cutoff(5), INFEASIBLE);
+        assert!(!inc.known());
         inc.offer(970, 7);
+        assert!(inc.known());
         assert_eq!(
             (inc.cutoff(3), inc.cutoff(7), inc.cutoff(9)),
             (971, 970, 970)

@@ -2,10 +2,13 @@
 //!
 //! The solver stores millions of small facts per second; only facts about bigger subproblems
 //! (value at least `min_value`, which implies a larger candidate set) are worth a disk write.
-//! They are buffered and written in batches; [`SledMemo::flush`] makes them durable and is
-//! called before a finished job is reported. On open, every stored fact of the game is
-//! loaded into the front table, so lookups never touch the disk.
+//! They are buffered and written in small batches as the search goes (blind writes: the
+//! stronger of two facts is kept in memory, and any stored fact is sound), so that
+//! [`SledMemo::flush`], which makes them durable, has little left to write when a worker stops.
+//! On open, every stored fact of the game is loaded into the front table, so lookups never
+//! touch the disk.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey, MemoryMemo};
@@ -13,8 +16,12 @@ use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey, MemoryMemo};
 use crate::error::WorkerError;
 use crate::group_commit::GroupCommit;
 
-/// Pending facts that trigger a write without waiting for the end of a job.
-const BATCH: usize = 65_536;
+/// Memo facts worth a disk write by default: values this high belong to large subproblems.
+pub const DEFAULT_PERSIST_MIN_VALUE: u32 = 40;
+
+/// Pending facts that trigger a write: small enough that the last batch, written when the
+/// worker stops, costs a few milliseconds.
+const BATCH: usize = 4_096;
 
 /// A [`Memo`] backed by sled, keyed by game fingerprint + [`MemoKey`].
 pub struct SledMemo {
@@ -114,16 +121,19 @@ impl SledMemo {
         if pending.is_empty() {
             return Ok(());
         }
-        let mut batch = sled::Batch::default();
+        // Within a batch the strongest fact of each subproblem is kept; a batch overwrites
+        // what is stored without reading it (every stored fact is sound, and the front table
+        // keeps the strongest for this process).
+        let mut strongest: HashMap<MemoKey, MemoEntry> = HashMap::with_capacity(pending.len());
         for (key, entry) in pending {
-            let full = self.full_key(key);
-            let known = self
-                .tree
-                .get(&full)
-                .map_err(|source| self.error(source))?
-                .and_then(|v| decode(&v));
-            let entry = known.map_or(entry, |k| k.merge(entry));
-            batch.insert(full, encode(entry).to_vec());
+            strongest
+                .entry(key)
+                .and_modify(|known| *known = known.merge(entry))
+                .or_insert(entry);
+        }
+        let mut batch = sled::Batch::default();
+        for (key, entry) in strongest {
+            batch.insert(self.full_key(key), encode(entry).to_vec());
         }
         self.tree
             .apply_batch(batch)

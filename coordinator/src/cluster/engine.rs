@@ -1,6 +1,6 @@
 //! The coordinator's engine: the plan, the job table with leases, and the results, behind
-//! one lock. Transport-free and synchronous, so the gRPC server and the embedded workers
-//! drive the same code.
+//! one lock. Transport-free and synchronous: the gRPC server drives it, and tests drive it
+//! directly.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
@@ -26,7 +26,7 @@ pub struct EngineParams {
     /// Jobs to keep asked for at least, whatever the number of workers.
     pub min_outstanding: usize,
     /// Re-run claims before the result is declared (workers not trusted); `None` trusts
-    /// every worker (the embedded run's threads).
+    /// every worker (tests driving the engine directly).
     pub audit: Option<AuditPolicy>,
 }
 
@@ -410,6 +410,9 @@ impl Engine {
             Self::touch(&mut state, worker);
             let expiry = Instant::now() + self.params.lease;
             let expiry_ms = unix_millis() + self.params.lease.as_millis() as u64;
+            // A claim waiting for its re-run goes first (one per call), so that re-runs overlap
+            // the search instead of following it.
+            Self::lease_rechecks(&mut state, worker, 1.min(max), expiry, &mut out);
             let State {
                 queue,
                 jobs,
@@ -455,9 +458,8 @@ impl Engine {
                     },
                 ));
             }
-            if out.len() < max {
-                Self::lease_rechecks(&mut state, worker, max - out.len(), expiry, &mut out);
-            }
+            let room = max - out.len();
+            Self::lease_rechecks(&mut state, worker, room, expiry, &mut out);
             state.counters.leases += out.len() as u64;
             state.counters.empty_leases += u64::from(out.is_empty());
             if state.queue.is_empty() {
@@ -509,7 +511,7 @@ impl Engine {
 
     /// Takes a worker's result: checks it against the job, stores it if it adds anything and,
     /// when `durable`, returns only once it is on disk (remote workers are acknowledged only
-    /// then; embedded ones rely on the periodic and final flushes). Ok(false) for a duplicate.
+    /// then; callers that batch results sync once per batch). Ok(false) for a duplicate.
     pub fn complete(
         &self,
         worker: u64,
@@ -609,6 +611,7 @@ impl Engine {
             };
             state.known.insert(id, merged);
             state.claims.insert(id, worker);
+            self.audit_early(&mut state, id);
         } else {
             state.counters.duplicate_completions += 1;
         }
@@ -659,7 +662,7 @@ impl Engine {
         Ok(())
     }
 
-    /// Hands up to `room` claims waiting for a re-run to `worker`, never its own claims.
+    /// Hands up to `room` more claims waiting for a re-run to `worker`, never its own claims.
     fn lease_rechecks(
         state: &mut State,
         worker: u64,
@@ -668,8 +671,9 @@ impl Engine {
         out: &mut Vec<Leased>,
     ) {
         let now = Instant::now();
+        let until = out.len() + room;
         for (id, recheck) in state.rechecks.iter_mut() {
-            if out.len() >= room {
+            if out.len() >= until {
                 break;
             }
             let free = recheck.holder.is_none_or(|(_, until)| until <= now);
@@ -805,12 +809,58 @@ impl Engine {
         self.wake.notify_all();
     }
 
+    /// Starts the re-run of a first-guess claim in the audit's sample as soon as the claim
+    /// arrives, to overlap the rest of the search (the sample is a function of run and job
+    /// only, so it is the same claim the final audit would pick). The cutoff is the first
+    /// guess's cutoff at this moment; cutoffs only fall as the incumbent improves, so a
+    /// confirmation now also holds for the final cutoff, and [`Engine::start_audit`] then
+    /// finds the claim confirmed. The runner-up's claim is known only at the end and is
+    /// re-run then (unless the sample already covered it).
+    fn audit_early(&self, state: &mut State, id: JobId) {
+        let Some(policy) = self.params.audit else {
+            return;
+        };
+        if state.auditing || state.rechecks.contains_key(&id) {
+            return;
+        }
+        let (Some(entry), Some(outcome)) = (state.jobs.get(&id), state.known.get(&id).copied())
+        else {
+            return;
+        };
+        let Some(i) = entry.first else {
+            return;
+        };
+        let cutoff = state.planner.cutoff(i as usize);
+        let settled = answers(Some(&outcome), cutoff);
+        let incumbent = outcome.is_exact() && outcome.value() < cutoff;
+        let covered = state.planner.lower(i as usize) >= cutoff;
+        let confirmed = state.confirmed.get(&id).is_some_and(|&b| b >= cutoff);
+        if !settled || incumbent || covered || confirmed {
+            return;
+        }
+        if !policy.sampled(&self.store.run_id(), id) {
+            return;
+        }
+        let recheck = Recheck {
+            spec: entry.spec.clone(),
+            beta: cutoff,
+            claimed: outcome,
+            claimant: state.claims.get(&id).copied(),
+            reason: Reason::Policy,
+            holder: None,
+        };
+        state.rechecks.insert(id, recheck);
+    }
+
     /// Picks the claims to re-run before a finished search is declared: of the claims that
     /// settled a first guess its admissible bound could not, the runner-up's (it decides
     /// the result) and those in the sample. True when there is nothing left to re-run.
     fn start_audit(&self, state: &mut State, policy: AuditPolicy) -> bool {
         if !state.auditing {
             state.auditing = true;
+            // Early re-runs not handed out yet are picked again below with the final cutoffs;
+            // those being solved are waited for.
+            state.rechecks.retain(|_, r| r.holder.is_some());
             let run = self.store.run_id();
             let mut needed = Vec::new();
             state.audit.covered_by_bound = 0;
@@ -846,6 +896,17 @@ impl Engine {
                     .get(&claim.id)
                     .is_some_and(|&b| b >= claim.cutoff)
                 {
+                    // Confirmed early, as part of the sample: that re-run is the decisive one.
+                    if Some(claim.id) == decisive && state.audit.rerun_policy > 0 {
+                        state.audit.rerun_policy -= 1;
+                        state.audit.rerun_decisive += 1;
+                    }
+                    continue;
+                }
+                if let Some(running) = state.rechecks.get_mut(&claim.id) {
+                    if Some(claim.id) == decisive {
+                        running.reason = Reason::Decisive;
+                    }
                     continue;
                 }
                 let reason = if Some(claim.first) == runner_up || Some(claim.first) == best {
@@ -1093,12 +1154,15 @@ impl Engine {
     /// The planning loop: replans whenever results arrive or leases run out, until the run
     /// is over or `stop` is set. Run it on its own thread. Between passes it lets go of the
     /// lock for a moment, so that leases and results are never starved by planning; results
-    /// arriving meanwhile are taken by the next pass together.
+    /// arriving meanwhile are taken by the next pass together. A re-run no other worker can
+    /// take is solved here too, on a thread of its own (one at a time), so that planning goes
+    /// on meanwhile.
     pub fn drive(&self, stop: &std::sync::atomic::AtomicBool) {
-        use std::sync::atomic::Ordering;
+        use std::sync::atomic::{AtomicBool, Ordering};
         let tick = (self.params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
         let mut last_ranking = Instant::now();
-        loop {
+        let rechecking = AtomicBool::new(false);
+        std::thread::scope(|scope| loop {
             let (ranking, here) = {
                 let mut state = self.lock();
                 if stop.load(Ordering::Relaxed)
@@ -1108,11 +1172,11 @@ impl Engine {
                     break;
                 }
                 self.expire(&mut state);
-                // A re-run no other worker can take is the coordinator's own.
-                let here = state
-                    .auditing
-                    .then(|| self.recheck_for_coordinator(&mut state))
-                    .flatten();
+                let here = if rechecking.load(Ordering::Relaxed) {
+                    None
+                } else {
+                    self.recheck_for_coordinator(&mut state)
+                };
                 if !state.dirty && here.is_none() {
                     drop(
                         self.wake
@@ -1129,7 +1193,15 @@ impl Engine {
                 (ranking, here)
             };
             if let Some((id, spec, beta)) = here {
-                self.recheck_here(id, &spec, beta);
+                rechecking.store(true, Ordering::Relaxed);
+                let rechecking = &rechecking;
+                scope.spawn(move || {
+                    self.recheck_here(id, &spec, beta);
+                    // Under the lock, so the planning loop cannot miss the wake-up.
+                    let _state = self.lock();
+                    rechecking.store(false, Ordering::Relaxed);
+                    self.wake.notify_all();
+                });
             }
             self.write_outbox();
             if let Some(ranking) = ranking {
@@ -1138,7 +1210,7 @@ impl Engine {
                 let _ = self.store.touch();
             }
             std::thread::sleep(Duration::from_millis(1));
-        }
+        });
         self.write_outbox();
     }
 

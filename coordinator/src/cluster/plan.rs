@@ -604,6 +604,12 @@ impl Planner {
             .count()
     }
 
+    /// The admissible lower bound of first guess `i` (in search order): a claim about it
+    /// that this bound already reaches needs no re-run.
+    pub fn lower(&self, i: usize) -> u32 {
+        self.level.order.get(i).map_or(0, |g| g.lower)
+    }
+
     /// The cutoff a whole first-guess job `i` needs now (see [`Level::cutoff`]), so a
     /// lease can hand out the tightest one known at that moment.
     pub fn cutoff(&self, i: usize) -> u32 {

@@ -207,7 +207,8 @@ impl Store {
         &self.path
     }
 
-    /// The sled database, for trees other parts of the run keep in it (the embedded memo).
+    /// The sled database, for trees other parts of the run keep in it (a first-guess run's
+    /// own record).
     pub fn db(&self) -> &sled::Db {
         &self.db
     }

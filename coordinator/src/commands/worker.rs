@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use hakase_coordinator::cluster::embedded::DEFAULT_PERSIST_MIN_VALUE;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
+use hakase_worker::memo::DEFAULT_PERSIST_MIN_VALUE;
 use hakase_worker::WorkerOptions;
 
 /// Join a coordinator and solve its jobs until the run is over.
