@@ -38,16 +38,16 @@ fn design_over_a_letter_set_is_proven_and_solve_agrees() {
         "--json",
     ]);
     assert_eq!(doc["strings"], 3125.0);
-    let entropy = &doc["entropy"];
+    let entropy = &doc["entropy_search"];
     assert_eq!(entropy["proven"], true);
-    assert_eq!(entropy["top"][0]["string"], "ラルイーン");
-    let total = &doc["total"];
+    assert_eq!(entropy["rows"][0]["string"], "ラルイーン");
+    let total = &doc["total_search"];
     assert_eq!(total["method"], "exhaustive");
     assert_eq!(total["proven"], true);
-    assert_eq!(total["top"][0]["string"], "ラルイーン");
-    assert_eq!(total["top"][0]["total"], 924);
+    assert_eq!(total["rows"][0]["string"], "ラルイーン");
+    assert_eq!(total["rows"][0]["total"], 924);
     assert_eq!(total["lower_bound"], 924);
-    assert_eq!(doc["best_real"]["word"], "ジーランス");
+    assert_eq!(doc["best_real"]["first_guess"], "ジーランス");
     assert_eq!(doc["best_real"]["total"], 964);
 
     let solved = hakase(&[

@@ -2,8 +2,10 @@
 //! the field names docs/json.md lists for that command, and carry every top-level one.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
@@ -104,6 +106,72 @@ fn check_error(docs: &BTreeMap<String, BTreeSet<String>>, args: &[&str], kind: &
     assert!(value["error"]["message"]
         .as_str()
         .is_some_and(|m| !m.is_empty()));
+}
+
+/// Runs `args` with `input` on standard input; returns standard output, which must be a
+/// success.
+fn with_input(args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hakase"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hakase starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("input written");
+    let out = child.wait_with_output().expect("hakase ends");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// Each line of `text` as a JSON document: `command`'s, or an `error` one.
+fn check_lines(docs: &BTreeMap<String, BTreeSet<String>>, command: &str, text: &str) -> Vec<Value> {
+    text.lines()
+        .map(|line| {
+            let value: Value = serde_json::from_str(line).expect("one JSON document per line");
+            let kind = if value.get("error").is_some() {
+                "error"
+            } else {
+                command
+            };
+            check_fields(docs, kind, &value);
+            value
+        })
+        .collect()
+}
+
+/// A process killed when dropped, so a failed assertion leaves nothing running.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits up to a minute for `check` to give a value.
+fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Runs `args` as text: success and some output.
@@ -275,6 +343,216 @@ fn every_command_speaks_the_documented_json() {
             "0123456789abcdef0123",
         ],
         "failed",
+        1,
+    );
+}
+
+/// The commands that write files or keep talking: query, play, export, plot, display.
+#[test]
+fn run_commands_speak_the_documented_json() {
+    let docs = documented();
+    let dir = TempDir(std::env::temp_dir().join(format!("hakase-json-run-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).expect("a temporary directory");
+    let path = |name: &str| dir.0.join(name).to_str().expect("UTF-8 path").to_string();
+    let data = path("data");
+    check_text(&strs(&with(&["solve", "--db", &format!("{data}/g1")], G)));
+    let run: &[&str] = &["--run", "g1", "--data", &data];
+
+    // query: the next guess.
+    let q = with(&["query"], run);
+    assert!(check_text(&strs(&q)).starts_with("84 answers left before any guess\n"));
+    let next = check_json(&docs, "query", &strs(&q));
+    assert_eq!(
+        (
+            next["guess"].as_str(),
+            next["count"].as_u64(),
+            next["total"].as_u64()
+        ),
+        (Some("シンボラー"), Some(84), Some(245))
+    );
+    check_error(
+        &docs,
+        &["query", "--run", "nosuch", "--data", &data],
+        "not_found",
+        1,
+    );
+
+    // play: text, then one JSON line per turn, a bad line answered with an error line.
+    let p = with(&["play"], run);
+    let text = with_input(&strs(&p), "q\n");
+    assert!(
+        text.starts_with("hakase play: pokemon-gen:1 (84 answers, 10 tries)"),
+        "{text}"
+    );
+    let mut pj = p.clone();
+    pj.push("--json".into());
+    let lines = check_lines(&docs, "play", &with_input(&strs(&pj), "xyz\n00000\nq\n"));
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0]["count"], 84);
+    assert_eq!(lines[1]["error"]["kind"], "input");
+    assert_eq!(
+        (lines[2]["steps"].as_u64(), lines[2]["won"].as_bool()),
+        (Some(1), Some(false))
+    );
+    check_error(
+        &docs,
+        &["play", "--run", "nosuch", "--data", &data],
+        "not_found",
+        1,
+    );
+
+    // export: the tree to standard output, or a summary of the file written.
+    let tree = path("tree.json");
+    assert!(check_text(&strs(&with(&["export"], run))).contains("\"game\""));
+    let e = check_json(
+        &docs,
+        "export",
+        &strs(&with(&["export", "--out", &tree], run)),
+    );
+    assert_eq!(
+        (
+            e["total"].as_u64(),
+            e["format"].as_str(),
+            e["path"].as_str()
+        ),
+        (Some(245), Some("json"), Some(tree.as_str()))
+    );
+    assert!(std::fs::read_to_string(&tree)
+        .expect("the tree file")
+        .contains("シンボラー"));
+    check_error(&docs, &strs(&with(&["export"], run)), "usage", 2);
+
+    // plot: both files, the numbers of each bar.
+    let (png, svg) = (path("plot.png"), path("plot.svg"));
+    let plot = with(&["plot", "--png", &png, "--svg", &svg], run);
+    assert!(
+        check_text(&strs(&plot)).contains("optimum (シンボラー): total 245, mean 2.9167, worst 4")
+    );
+    let pl = check_json(&docs, "plot", &strs(&plot));
+    assert_eq!(pl["bars"][0]["total"], 245);
+    assert_eq!(pl["files"], serde_json::json!([&png, &svg]));
+    assert_eq!(&std::fs::read(&png).expect("the PNG")[..4], b"\x89PNG");
+    check_error(&docs, &strs(&with(&["plot"], run)), "usage", 2);
+
+    // display: PNG pages and a C header.
+    let pages = path("pages");
+    let header = path("pages.h");
+    let display = with(&["display", "--png", &pages, "--c-header", &header], run);
+    assert!(check_text(&strs(&display)).contains("シンボラー on pokemon-gen:1: "));
+    let d = check_json(&docs, "display", &strs(&display));
+    let pages_n = d["pages"].as_u64().expect("pages");
+    assert_eq!(d["label"], "proven-optimal");
+    assert_eq!(
+        d["files"].as_array().map(Vec::len),
+        Some(2 * pages_n as usize + 1)
+    );
+    check_error(&docs, &strs(&with(&["display"], run)), "failed", 1);
+}
+
+/// The commands that keep running: serve announces where it listens; a worker reports when
+/// the run is over.
+#[test]
+fn servers_and_workers_speak_the_documented_json() {
+    let docs = documented();
+    let dir = TempDir(std::env::temp_dir().join(format!("hakase-json-srv-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).expect("a temporary directory");
+    let path = |name: &str| dir.0.join(name).to_str().expect("UTF-8 path").to_string();
+    let data = path("data");
+    check_text(&strs(&with(&["solve", "--db", &format!("{data}/g1")], G)));
+
+    let mut serve = Running(
+        Command::new(env!("CARGO_BIN_EXE_hakase"))
+            .args([
+                "serve",
+                "--data",
+                &data,
+                "--listen",
+                "127.0.0.1:0",
+                "--http",
+                "127.0.0.1:0",
+                "--json",
+            ])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("serve starts"),
+    );
+    let mut line = String::new();
+    BufReader::new(serve.0.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("a line");
+    let listening = check_lines(&docs, "serve", &line).remove(0);
+    assert_eq!(listening["runs"], serde_json::json!(["g1"]));
+    assert!(listening["grpc"]
+        .as_str()
+        .is_some_and(|a| a.starts_with("127.0.0.1:")));
+    assert!(listening["http"]
+        .as_str()
+        .is_some_and(|a| a.starts_with("http://127.0.0.1:")));
+    drop(serve);
+    check_error(
+        &docs,
+        &["serve", "--data", &data, "--listen", "nowhere"],
+        "io",
+        1,
+    );
+
+    // A coordinator with two workers: one prints text, the other JSON.
+    const TOKEN: &str = "0123456789abcdef0123";
+    let err = path("coordinator.err");
+    let _coordinator = Running(
+        Command::new(env!("CARGO_BIN_EXE_hakase"))
+            .args([
+                "coordinator",
+                "--listen",
+                "127.0.0.1:0",
+                "--db",
+                &path("db"),
+                "--linger-secs",
+                "1",
+            ])
+            .args(G)
+            .env("HAKASE_TOKEN", TOKEN)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&err).expect("stderr file"))
+            .spawn()
+            .expect("coordinator starts"),
+    );
+    let url = wait_for("the coordinator to listen", || {
+        std::fs::read_to_string(&err).ok().and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("hakase coordinator listening on "))
+                .map(|addr| format!("http://{}", addr.trim()))
+        })
+    });
+    let worker = |json: bool| {
+        let mut args = vec!["worker", "--connect", &url, "--threads", "1", "--no-cache"];
+        if json {
+            args.push("--json");
+        }
+        Command::new(env!("CARGO_BIN_EXE_hakase"))
+            .args(args)
+            .env("HAKASE_TOKEN", TOKEN)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("worker starts")
+    };
+    let (text, json) = (worker(false), worker(true));
+    let text = text.wait_with_output().expect("worker ends");
+    let json = json.wait_with_output().expect("worker ends");
+    assert!(text.status.success() && json.status.success());
+    let text = String::from_utf8(text.stdout).expect("UTF-8");
+    assert!(text.starts_with("worker stopped: "), "{text}");
+    assert!(text.contains(", run finished; "), "{text}");
+    let report: Value = serde_json::from_slice(&json.stdout).expect("one JSON document");
+    check_fields(&docs, "worker", &report);
+    assert_eq!(report["run_finished"], true);
+    // A game the worker cannot load is refused before it connects.
+    check_error(
+        &docs,
+        &["worker", "--game", "nosuch", "--token", TOKEN, "--no-cache"],
+        "input",
         1,
     );
 }

@@ -115,7 +115,7 @@ fn first_guess_solve_is_a_run_labelled_given_the_first_guess() {
             .lines()
             .next()
             .expect("a header")
-            .contains("worst 6, proven optimal GIVEN THIS FIRST GUESS"),
+            .contains("worst 6, proven optimal GIVEN THE FIRST GUESS レントラー"),
         "{chart}"
     );
 

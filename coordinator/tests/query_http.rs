@@ -152,6 +152,7 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
     let a = &served.addr;
     let (status, runs) = call(a, "GET", "/api/v1/runs", "").await;
     assert_eq!(status, 200);
+    let runs = &runs["runs"];
     let names: Vec<(&str, &str)> = runs
         .as_array()
         .expect("a list")
@@ -167,7 +168,7 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
         let (status, next) = post(a, "/api/v1/next", json!({"run": run})).await;
         assert_eq!(status, 200);
         assert_eq!(next["guess"], "ジーランス");
-        assert_eq!(next["candidate_count"], 285);
+        assert_eq!(next["count"], 285);
         assert_eq!(next["total"], 964);
         assert_eq!(next["worst"], 5);
         assert_eq!(next["source"], "tree");
@@ -176,7 +177,7 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
     let (status, next) = post(a, "/api/v1/next", json!({"run": "qiita", "history": after})).await;
     assert_eq!(status, 200);
     assert_eq!(next["guess"], "ソルロック");
-    assert_eq!(next["candidate_count"], 71);
+    assert_eq!(next["count"], 71);
     assert_eq!(next["total"], 210);
     assert_eq!(next["worst"], 4);
     assert_eq!(next["candidates"], Value::Null);
@@ -367,7 +368,7 @@ async fn a_rescan_picks_up_a_run_that_appears() {
     .await;
     let a = &served.addr;
     let (status, runs) = call(a, "GET", "/api/v1/runs", "").await;
-    assert_eq!((status, runs), (200, json!([])));
+    assert_eq!((status, runs), (200, json!({"runs": []})));
     let (status, error) = post(a, "/api/v1/next", json!({})).await;
     assert_eq!(
         (status, &error["error"]["message"]),

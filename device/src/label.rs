@@ -1,5 +1,7 @@
-//! How much a chart's numbers can be trusted, decided in one place so that the e-paper page,
-//! the text chart and the JSON all say the same thing for the same chart.
+//! How much a result can be trusted, decided and worded in one place, so that the e-paper
+//! page, the text chart, `solve`, `runs`, the query answers and the JSON all say the same
+//! thing for the same result: a solve restricted to one first guess proves the optimum only
+//! *given* that guess, and a restricted (top-k) search or a heuristic is only an upper bound.
 
 use hakase_core::solver::{Outcome, Solution};
 use hakase_core::GuessId;
@@ -41,14 +43,27 @@ impl Label {
         }
     }
 
-    /// A few words for text output.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Label::ProvenOptimal => "proven optimal",
-            Label::Exact => {
-                "proven optimal GIVEN THIS FIRST GUESS (not proven the best first guess)"
+    /// The label of a solved result: `proven` as the solver reported it, `first_fixed` when
+    /// the solve was restricted to one first guess (then it is exact, not proven optimal).
+    pub fn of_result(proven: bool, first_fixed: bool) -> Label {
+        match (proven, first_fixed) {
+            (true, false) => Label::ProvenOptimal,
+            (true, true) => Label::Exact,
+            (false, _) => Label::Heuristic,
+        }
+    }
+
+    /// The claim in words, as every view prints it; `first` names the first guess the numbers
+    /// are for, when the claim depends on it.
+    pub fn claim(self, first: Option<&str>) -> String {
+        match (self, first) {
+            (Label::ProvenOptimal, _) => "proven optimal".to_string(),
+            (Label::Exact, Some(w)) => format!("proven optimal GIVEN THE FIRST GUESS {w}"),
+            (Label::Exact, None) => "proven optimal GIVEN THIS FIRST GUESS".to_string(),
+            (Label::Heuristic, None) => "UPPER BOUND ONLY (not proven optimal)".to_string(),
+            (Label::Heuristic, Some(w)) => {
+                format!("UPPER BOUND ONLY given the first guess {w} (not proven optimal)")
             }
-            Label::Heuristic => "heuristic (an upper bound, not proven)",
         }
     }
 
@@ -59,5 +74,30 @@ impl Label {
             Label::Exact => "exact",
             Label::Heuristic => "heuristic",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Label;
+
+    #[test]
+    fn claims_name_the_fixed_first_guess() {
+        let claim =
+            |proven, first: Option<&str>| Label::of_result(proven, first.is_some()).claim(first);
+        assert_eq!(claim(true, None), "proven optimal");
+        assert_eq!(
+            claim(true, Some("salet")),
+            "proven optimal GIVEN THE FIRST GUESS salet"
+        );
+        assert_eq!(claim(false, None), "UPPER BOUND ONLY (not proven optimal)");
+        assert_eq!(
+            claim(false, Some("salet")),
+            "UPPER BOUND ONLY given the first guess salet (not proven optimal)"
+        );
+        assert_eq!(
+            Label::Exact.claim(None),
+            "proven optimal GIVEN THIS FIRST GUESS"
+        );
     }
 }

@@ -1,30 +1,33 @@
 //! Where things go on the 212 × 104 landscape page, and how the rows are split into pages.
 //!
 //! ```text
-//!  y 0..16   レントラー  pokemon-qiita2023             2/13
+//!  y 0..16   レントラー  pokemon-qiita2023                     2/13
 //!                        mean 3.512 heuristic
-//!  y 17      ───────────────────────────────────────────── (black rule)
-//!  y 19..103 ■□■□□   42 ガルーラ        seven rows of 12 px
+//!  y 17      ───────────────────────────────────────────────── (black rule)
+//!  y 19..90  ■▣■■■   42 ガルーラ              3.64   5   six rows of 12 px
+//!  y 95..103 ■ green ▣ yellow ■ gray       guesses  avg max   (the legend)
 //! ```
 //!
-//! Each row shows the five hint cells (green = filled black, yellow = filled colour,
-//! gray = black outline), how many answers remain, right-aligned, and the second guess.
-//! Rows are sorted by remaining answers, most first; ties keep pattern order, so the
-//! all-gray row leads among equals. The all-green row is left out: it only says "you won"
-//! and would take a line that a real branch needs. Every page repeats the header and shows
-//! its number as `page/pages` at the top right.
+//! Each row shows the five hint cells (the tiles of [`crate::tile`]: gray black, green
+//! colour, yellow a hatched colour frame), how many answers remain, right-aligned, the second
+//! guess, and in the right third the mean and most guesses of the row's answers, counted from
+//! the start (when the chart knows them). Rows are sorted by remaining answers, most first;
+//! ties keep pattern order, so the all-gray row leads among equals. The all-green row is
+//! left out: it only says "you won" and would take a line that a real branch needs. Every
+//! page repeats the header and the legend and shows its number as `page/pages` at the top
+//! right.
 
 use embedded_graphics::prelude::Point;
-use hakase_core::Cell;
 
 use crate::error::DeviceError;
 use crate::font::{NAMES, SMALL};
 use crate::frame::{Frame, Ink, WIDTH};
 use crate::label::Label;
+use crate::tile::{draw_legend, draw_tile, fill};
 use crate::view::{ChartView, ChartViewRow};
 
-/// Rows that fit under the header at 12 px per row.
-pub const ROWS_PER_PAGE: usize = 7;
+/// Rows that fit between the header and the legend at 12 px per row.
+pub const ROWS_PER_PAGE: usize = 6;
 
 const FIRST_ROW_TOP: i32 = 19;
 const ROW_HEIGHT: i32 = 12;
@@ -34,6 +37,11 @@ const CELL_LEFT: i32 = 2;
 const COUNT_RIGHT: i32 = 86;
 const GUESS_LEFT: i32 = 90;
 const RULE_Y: i32 = 17;
+/// Right edges of the right third's two columns: mean and most guesses of the row.
+const MEAN_RIGHT: i32 = 189;
+const WORST_RIGHT: i32 = 210;
+/// Baseline of the legend at the foot of the page.
+const LEGEND_BASELINE: i32 = 101;
 
 /// The rows the panel shows, in display order: most remaining answers first, the winning
 /// row left out.
@@ -89,7 +97,35 @@ fn render_page(
         let top = FIRST_ROW_TOP + ROW_HEIGHT * i as i32;
         draw_row(&mut frame, row, top)?;
     }
+    draw_foot(&mut frame, view)?;
     Ok(frame)
+}
+
+/// The legend of the tiles and, when the rows carry them, the heads of the right third's
+/// columns.
+fn draw_foot(frame: &mut Frame, view: &ChartView) -> Result<(), DeviceError> {
+    draw_legend(frame, CELL_LEFT, LEGEND_BASELINE)?;
+    if view.rows.iter().any(|r| r.total.is_some()) {
+        let avg = SMALL.draw_right(
+            "avg",
+            Point::new(MEAN_RIGHT, LEGEND_BASELINE),
+            Ink::Black,
+            frame,
+        )?;
+        SMALL.draw_right(
+            "max",
+            Point::new(WORST_RIGHT, LEGEND_BASELINE),
+            Ink::Black,
+            frame,
+        )?;
+        SMALL.draw_right(
+            "guesses",
+            Point::new(MEAN_RIGHT - avg - 4, LEGEND_BASELINE),
+            Ink::Black,
+            frame,
+        )?;
+    }
+    Ok(())
 }
 
 fn draw_header(
@@ -125,13 +161,9 @@ fn draw_header(
 }
 
 fn draw_row(frame: &mut Frame, row: &ChartViewRow, top: i32) -> Result<(), DeviceError> {
-    for (i, cell) in row.cells.iter().enumerate() {
+    for (i, &cell) in row.cells.iter().enumerate() {
         let x = CELL_LEFT + CELL_PITCH * i as i32;
-        match cell {
-            Cell::Green => fill(frame, x, top, CELL_SIZE, CELL_SIZE, Ink::Black),
-            Cell::Yellow => fill(frame, x, top, CELL_SIZE, CELL_SIZE, Ink::Colour),
-            Cell::Gray => outline(frame, x, top, CELL_SIZE, CELL_SIZE, Ink::Black),
-        }
+        draw_tile(frame, x, top, CELL_SIZE, cell, false);
     }
     let baseline = top + CELL_SIZE;
     NAMES.draw_right(
@@ -142,37 +174,31 @@ fn draw_row(frame: &mut Frame, row: &ChartViewRow, top: i32) -> Result<(), Devic
     )?;
     let guess = row.second_guess.as_deref().unwrap_or("-");
     NAMES.draw(guess, Point::new(GUESS_LEFT, baseline), Ink::Black, frame)?;
-    Ok(())
-}
-
-/// Fills a rectangle (clipped to the page).
-pub(crate) fn fill(frame: &mut Frame, x: i32, y: i32, width: i32, height: i32, ink: Ink) {
-    for py in y..y + height {
-        for px in x..x + width {
-            if let (Ok(px), Ok(py)) = (u32::try_from(px), u32::try_from(py)) {
-                frame.set_pixel(px, py, ink);
-            }
-        }
+    if let (Some(mean), Some(worst)) = (row.mean(), row.worst) {
+        let small = Point::new(MEAN_RIGHT, baseline - 1);
+        SMALL.draw_right(&format!("{mean:.2}"), small, Ink::Black, frame)?;
+        SMALL.draw_right(
+            &worst.to_string(),
+            Point::new(WORST_RIGHT, small.y),
+            Ink::Black,
+            frame,
+        )?;
     }
-}
-
-/// Draws a rectangle's one-pixel border (clipped to the page).
-pub(crate) fn outline(frame: &mut Frame, x: i32, y: i32, width: i32, height: i32, ink: Ink) {
-    fill(frame, x, y, width, 1, ink);
-    fill(frame, x, y + height - 1, width, 1, ink);
-    fill(frame, x, y, 1, height, ink);
-    fill(frame, x + width - 1, y, 1, height, ink);
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hakase_core::Cell;
 
     fn row(cells: &[Cell], remaining: usize, second: Option<&str>) -> ChartViewRow {
         ChartViewRow {
             cells: cells.to_vec(),
             remaining,
             second_guess: second.map(str::to_string),
+            total: None,
+            worst: None,
         }
     }
 
@@ -210,7 +236,7 @@ mod tests {
     }
 
     #[test]
-    fn pages_hold_seven_rows_and_an_empty_chart_has_one_page() {
+    fn pages_hold_six_rows_and_an_empty_chart_has_one_page() {
         let rows = (0..15)
             .map(|i| row(&[Cell::Gray; 5], i + 1, Some("ピカチュウ")))
             .collect();
@@ -229,7 +255,7 @@ mod tests {
     }
 
     #[test]
-    fn cells_use_black_colour_and_outline() {
+    fn gray_is_black_green_is_colour_yellow_is_a_hatched_frame() {
         let v = view(vec![row(
             &[Cell::Green, Cell::Yellow, Cell::Gray],
             2,
@@ -237,9 +263,60 @@ mod tests {
         )]);
         let frame = render_page_number(&v, 1).unwrap();
         let top = FIRST_ROW_TOP as u32;
-        assert_eq!(frame.pixel(CELL_LEFT as u32 + 4, top + 4), Ink::Black);
-        assert_eq!(frame.pixel(CELL_LEFT as u32 + 12 + 4, top + 4), Ink::Colour);
-        assert_eq!(frame.pixel(CELL_LEFT as u32 + 24, top + 4), Ink::Black);
-        assert_eq!(frame.pixel(CELL_LEFT as u32 + 24 + 4, top + 4), Ink::White);
+        let left = CELL_LEFT as u32;
+        // Green: solid colour.
+        assert_eq!(frame.pixel(left + 4, top + 4), Ink::Colour);
+        // Yellow: a two-pixel colour frame around a checker.
+        assert_eq!(frame.pixel(left + 12, top + 4), Ink::Colour);
+        assert_eq!(frame.pixel(left + 13, top + 4), Ink::Colour);
+        assert_eq!(frame.pixel(left + 12 + 3, top + 4), Ink::Colour);
+        assert_eq!(frame.pixel(left + 12 + 4, top + 4), Ink::White);
+        // Gray: solid black, like the ⬛ of a shared result.
+        assert_eq!(frame.pixel(left + 24, top + 4), Ink::Black);
+        assert_eq!(frame.pixel(left + 24 + 4, top + 4), Ink::Black);
+        assert_eq!(frame.pixel(left + 24 + 10, top + 4), Ink::White);
+    }
+
+    /// The inked pixels of a rectangle, to tell whether something is drawn there.
+    fn inked(frame: &Frame, xs: std::ops::Range<u32>, ys: std::ops::Range<u32>) -> usize {
+        ys.flat_map(|y| xs.clone().map(move |x| (x, y)))
+            .filter(|&(x, y)| frame.pixel(x, y) != Ink::White)
+            .count()
+    }
+
+    #[test]
+    fn every_page_has_the_legend_in_the_panel_inks() {
+        let rows = (0..8)
+            .map(|i| row(&[Cell::Gray; 5], i + 1, Some("ピカチュウ")))
+            .collect();
+        for frame in render_pages(&view(rows)).unwrap() {
+            let y = LEGEND_BASELINE as u32 - 4;
+            // Tiles at x = 2, 41 and 85: green, yellow, gray, each followed by its word.
+            assert_eq!(frame.pixel(2 + 3, y), Ink::Colour);
+            assert_eq!(frame.pixel(41, y), Ink::Colour);
+            assert_eq!(frame.pixel(41 + 3, y), Ink::White);
+            assert_eq!(frame.pixel(85 + 3, y), Ink::Black);
+            assert!(inked(&frame, 11..36, 95..104) > 20, "the word green");
+            assert!(inked(&frame, 94..114, 95..104) > 15, "the word gray");
+        }
+    }
+
+    #[test]
+    fn the_right_third_shows_mean_and_worst_when_known() {
+        let mut known = row(&[Cell::Gray; 5], 4, Some("ピッピ"));
+        known.total = Some(14);
+        known.worst = Some(5);
+        assert_eq!(known.mean(), Some(3.5));
+        let with = render_page_number(&view(vec![known]), 1).unwrap();
+        let without =
+            render_page_number(&view(vec![row(&[Cell::Gray; 5], 4, Some("ピッピ"))]), 1).unwrap();
+        let right_third = |frame: &Frame| inked(frame, 160..212, FIRST_ROW_TOP as u32..31);
+        let foot = |frame: &Frame| inked(frame, 150..212, 95..104);
+        assert_eq!(right_third(&without), 0);
+        assert_eq!(foot(&without), 0);
+        assert!(right_third(&with) > 20, "3.50 and 5 are drawn");
+        assert!(foot(&with) > 20, "the columns are named");
+        // "5" ends at the right edge of the worst column.
+        assert!(inked(&with, WORST_RIGHT as u32 - 5..WORST_RIGHT as u32, 19..31) > 0);
     }
 }

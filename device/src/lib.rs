@@ -18,6 +18,7 @@ pub mod layout;
 pub mod panel;
 pub mod png;
 pub mod puzzle;
+pub mod tile;
 pub mod view;
 
 pub use c_header::write_c_header;
@@ -26,6 +27,6 @@ pub use frame::{Frame, Ink, HEIGHT, NATIVE_HEIGHT, NATIVE_WIDTH, PLANE_BYTES, WI
 pub use label::Label;
 pub use layout::{page_count, render_page_number, render_pages, ROWS_PER_PAGE};
 pub use panel::{button_pages, cycle_pages, refresh, select_page, show_on_panel, PanelConfig};
-pub use png::{encode_png, write_png, PanelColour};
+pub use png::{encode_png, write_png, write_rgb_png, PanelColour};
 pub use puzzle::{render_puzzle, PuzzleView, PuzzleViewRow, PUZZLE_ROWS};
 pub use view::{ChartView, ChartViewRow};

@@ -1,5 +1,6 @@
-//! PNG previews of pages: what the panel will show, for people without a panel and for the
-//! golden-image tests.
+//! PNG previews of pages (what the panel will show, for people without a panel and for the
+//! golden-image tests), and the one PNG writer of hakase: `hakase plot` writes its RGB images
+//! through [`write_rgb_png`] too.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -40,13 +41,31 @@ pub fn write_png(
     scale: u32,
     colour: PanelColour,
 ) -> Result<(), DeviceError> {
+    write_file(path, |out, name| {
+        encode_png(frame, scale, colour, out, name)
+    })
+}
+
+/// Writes an 8-bit RGB image (`rgb` holds `width` × `height` pixels, row by row) as a PNG
+/// file.
+pub fn write_rgb_png(path: &Path, width: u32, height: u32, rgb: &[u8]) -> Result<(), DeviceError> {
+    write_file(path, |out, name| {
+        encode(out, name, width, height, Pixels::Rgb, rgb)
+    })
+}
+
+/// Creates `path` and hands a buffered writer to `encode`, naming the file in every error.
+fn write_file(
+    path: &Path,
+    encode: impl FnOnce(&mut BufWriter<File>, &str) -> Result<(), DeviceError>,
+) -> Result<(), DeviceError> {
     let shown = path.display().to_string();
     let file = File::create(path).map_err(|source| DeviceError::Write {
         path: shown.clone(),
         source,
     })?;
     let mut out = BufWriter::new(file);
-    encode_png(frame, scale, colour, &mut out, &shown)?;
+    encode(&mut out, &shown)?;
     out.flush().map_err(|source| DeviceError::Write {
         path: shown,
         source,
@@ -73,15 +92,6 @@ pub fn encode_png<W: Write>(
         .iter()
         .flat_map(|&ink| colour.rgb(ink))
         .collect();
-    let mut encoder = png::Encoder::new(out, width, height);
-    encoder.set_color(png::ColorType::Indexed);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_palette(palette);
-    let png_error = |source| DeviceError::Png {
-        path: name.to_string(),
-        source,
-    };
-    let mut writer = encoder.write_header().map_err(png_error)?;
     let mut data = Vec::with_capacity((width * height) as usize);
     for y in 0..height {
         for x in 0..width {
@@ -92,6 +102,40 @@ pub fn encode_png<W: Write>(
             });
         }
     }
-    writer.write_image_data(&data).map_err(png_error)?;
+    encode(out, name, width, height, Pixels::Indexed(palette), &data)
+}
+
+/// How the bytes of an image are to be read.
+enum Pixels {
+    /// One byte per pixel, an index into this RGB palette.
+    Indexed(Vec<u8>),
+    /// Three bytes per pixel.
+    Rgb,
+}
+
+/// The PNG encoding itself, shared by both kinds of image.
+fn encode<W: Write>(
+    out: W,
+    name: &str,
+    width: u32,
+    height: u32,
+    pixels: Pixels,
+    data: &[u8],
+) -> Result<(), DeviceError> {
+    let mut encoder = png::Encoder::new(out, width, height);
+    encoder.set_depth(png::BitDepth::Eight);
+    match pixels {
+        Pixels::Indexed(palette) => {
+            encoder.set_color(png::ColorType::Indexed);
+            encoder.set_palette(palette);
+        }
+        Pixels::Rgb => encoder.set_color(png::ColorType::Rgb),
+    }
+    let png_error = |source| DeviceError::Png {
+        path: name.to_string(),
+        source,
+    };
+    let mut writer = encoder.write_header().map_err(png_error)?;
+    writer.write_image_data(data).map_err(png_error)?;
     writer.finish().map_err(png_error)
 }

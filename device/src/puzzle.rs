@@ -8,8 +8,9 @@
 //!  y 86..102 the question, wrapped to two lines of small print
 //! ```
 //!
-//! Tiles follow the chart's code: green = filled black (white letter), yellow = filled
-//! colour (black letter), gray = black outline (black letter).
+//! Tiles follow the chart's code ([`crate::tile`]): gray = black tile, green = colour tile
+//! (both with a white letter), yellow = colour frame (black letter). The legend stands to the
+//! right of the rows, which leave that part of the page empty.
 
 use embedded_graphics::prelude::Point;
 use hakase_core::Cell;
@@ -17,7 +18,7 @@ use hakase_core::Cell;
 use crate::error::DeviceError;
 use crate::font::{NAMES, SMALL};
 use crate::frame::{Frame, Ink, WIDTH};
-use crate::layout::{fill, outline};
+use crate::tile::{draw_legend_item, draw_tile, fill, LEGEND};
 
 /// Most rows a page shows.
 pub const PUZZLE_ROWS: usize = 4;
@@ -27,6 +28,10 @@ const PITCH: i32 = 17;
 const FIRST_TOP: i32 = 11;
 const RULE_Y: i32 = 9;
 const QUESTION_BASELINES: [i32; 2] = [93, 102];
+/// Left edge of the legend, right of five tiles.
+const LEGEND_LEFT: i32 = 150;
+/// Below this the legend is over and words may use the whole width.
+const LEGEND_BOTTOM: i32 = FIRST_TOP + 7 + 10 * 2 + 2;
 /// Characters of the 5 × 7 print that fit across the page.
 const LINE_CHARS: usize = (WIDTH as usize - 2) / 5;
 
@@ -75,6 +80,10 @@ pub fn render_puzzle(view: &PuzzleView) -> Result<Frame, DeviceError> {
     for (i, row) in view.rows.iter().enumerate() {
         draw_row(&mut frame, row, FIRST_TOP + PITCH * i as i32)?;
     }
+    for (i, (cell, word)) in LEGEND.iter().enumerate() {
+        let baseline = FIRST_TOP + 7 + 10 * i as i32;
+        draw_legend_item(&mut frame, LEGEND_LEFT, baseline, *cell, word, true)?;
+    }
     let below_rows = FIRST_TOP + PITCH * view.rows.len() as i32;
     draw_words(&mut frame, &view.words, below_rows)?;
     for (line, baseline) in wrap(&view.question, LINE_CHARS)
@@ -89,20 +98,7 @@ pub fn render_puzzle(view: &PuzzleView) -> Result<Frame, DeviceError> {
 fn draw_row(frame: &mut Frame, row: &PuzzleViewRow, top: i32) -> Result<(), DeviceError> {
     for (i, (&letter, cell)) in row.letters.iter().zip(&row.cells).enumerate() {
         let left = 2 + PITCH * i as i32;
-        let ink = match cell {
-            Cell::Green => {
-                fill(frame, left, top, TILE, TILE, Ink::Black);
-                Ink::White
-            }
-            Cell::Yellow => {
-                fill(frame, left, top, TILE, TILE, Ink::Colour);
-                Ink::Black
-            }
-            Cell::Gray => {
-                outline(frame, left, top, TILE, TILE, Ink::Black);
-                Ink::Black
-            }
-        };
+        let ink = draw_tile(frame, left, top, TILE, *cell, true);
         let text = letter.to_string();
         let width = NAMES.width(&text)?;
         NAMES.draw(
@@ -120,14 +116,21 @@ fn draw_row(frame: &mut Frame, row: &PuzzleViewRow, top: i32) -> Result<(), Devi
 fn draw_words(frame: &mut Frame, words: &[String], top: i32) -> Result<(), DeviceError> {
     const LINE: i32 = 13;
     const GAP: i32 = 6;
-    let right = WIDTH as i32 - 2;
+    // A line beside the legend stops short of it.
+    let right_of = |line: i32| {
+        if top + LINE * line < LEGEND_BOTTOM {
+            LEGEND_LEFT - 4
+        } else {
+            WIDTH as i32 - 2
+        }
+    };
     let lines = ((QUESTION_BASELINES[0] - 9 - top) / LINE).max(0);
     // Place greedily: (x, line) of each word that fits.
     let mut placed: Vec<(i32, i32)> = Vec::new();
     let (mut x, mut line) = (2, 0);
     for word in words {
         let width = NAMES.width(word)?;
-        if x > 2 && x + width > right {
+        if x > 2 && x + width > right_of(line) {
             x = 2;
             line += 1;
         }
@@ -144,7 +147,7 @@ fn draw_words(frame: &mut Frame, words: &[String], top: i32) -> Result<(), Devic
             break;
         };
         let end = x + NAMES.width(&words[placed.len() - 1])? + GAP;
-        if end + NAMES.width(&rest)? <= right {
+        if end + NAMES.width(&rest)? <= right_of(line) {
             NAMES.draw(
                 &rest,
                 Point::new(end, top + LINE * (line + 1)),
@@ -218,15 +221,23 @@ mod tests {
     }
 
     #[test]
-    fn tiles_are_black_colour_and_outline() {
+    fn tiles_are_colour_frame_and_black_with_a_legend() {
         let frame = render_puzzle(&view(1)).unwrap();
         let top = FIRST_TOP as u32;
-        // Corners avoid the letter strokes.
-        assert_eq!(frame.pixel(3, top + 1), Ink::Black);
+        // Corners avoid the letter strokes: green is solid colour, yellow a colour frame
+        // with white inside, gray solid black.
+        assert_eq!(frame.pixel(3, top + 1), Ink::Colour);
         assert_eq!(frame.pixel(2 + 17 + 1, top + 1), Ink::Colour);
+        assert_eq!(frame.pixel(2 + 17 + 2, top + 2), Ink::White);
         assert_eq!(frame.pixel(2 + 34, top + 1), Ink::Black);
-        assert_eq!(frame.pixel(2 + 34 + 1, top + 1), Ink::White);
+        assert_eq!(frame.pixel(2 + 34 + 1, top + 1), Ink::Black);
         assert_eq!(frame.pixel(2 + 34, top + 15), Ink::Black);
+        // The legend's tiles right of the rows: green, yellow, gray, 10 px apart.
+        let left = LEGEND_LEFT as u32;
+        assert_eq!(frame.pixel(left + 3, top + 3), Ink::Colour);
+        assert_eq!(frame.pixel(left, top + 13), Ink::Colour);
+        assert_eq!(frame.pixel(left + 3, top + 13), Ink::White);
+        assert_eq!(frame.pixel(left + 3, top + 23), Ink::Black);
     }
 
     #[test]

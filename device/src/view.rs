@@ -2,6 +2,7 @@
 //! chart read from a file, a solver run or a test all render the same way.
 
 use hakase_core::chart::Chart;
+use hakase_core::query::OptimalChart;
 use hakase_core::{Cell, Game};
 
 use crate::label::Label;
@@ -30,12 +31,22 @@ pub struct ChartViewRow {
     pub remaining: usize,
     /// What to guess next; `None` on the winning row.
     pub second_guess: Option<String>,
+    /// Guesses over the row's answers counted from the start, when the chart knows them.
+    pub total: Option<u64>,
+    /// Most guesses any of the row's answers needs, counted from the start.
+    pub worst: Option<u32>,
 }
 
 impl ChartViewRow {
     /// True for the all-green row: the first guess was the answer.
     pub fn is_win(&self) -> bool {
         !self.cells.is_empty() && self.cells.iter().all(|&c| c == Cell::Green)
+    }
+
+    /// Mean guesses of the row's answers, counted from the start, when the total is known.
+    pub fn mean(&self) -> Option<f64> {
+        self.total
+            .map(|total| total as f64 / self.remaining.max(1) as f64)
     }
 }
 
@@ -59,8 +70,22 @@ impl ChartView {
                     cells: row.pattern.cells(len),
                     remaining: row.candidates.len(),
                     second_guess: row.second.map(|g| game.guess_text(g).to_string()),
+                    total: None,
+                    worst: None,
                 })
                 .collect(),
         }
+    }
+
+    /// The view of a chart under the optimal strategy: the plain chart plus each row's total
+    /// and worst case, and the mean over all answers.
+    pub fn from_optimal(game: &Game, chart: &OptimalChart, label: Label) -> ChartView {
+        let mean = chart.total as f64 / game.answers().len().max(1) as f64;
+        let mut view = ChartView::from_chart(game, &chart.to_chart(), Some(mean), label);
+        for (row, optimal) in view.rows.iter_mut().zip(&chart.rows) {
+            row.total = Some(optimal.total);
+            row.worst = Some(optimal.worst);
+        }
+        view
     }
 }

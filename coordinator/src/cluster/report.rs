@@ -43,13 +43,8 @@ pub fn write_text(
         solution.guesses_left
     )?;
     if let Some(eval) = &solution.evaluation {
-        let dist: Vec<String> = eval
-            .distribution
-            .iter()
-            .enumerate()
-            .map(|(k, c)| format!("{}:{c}", k + 1))
-            .collect();
-        writeln!(out, "distribution {}  worst {}", dist.join(" "), eval.worst)?;
+        let dist = crate::output::distribution_text(&eval.distribution);
+        writeln!(out, "distribution {dist}  worst {}", eval.worst)?;
     }
     writeln!(out, "ranking (top {top}):")?;
     for (rank, v) in solution.ranking.iter().take(top).enumerate() {

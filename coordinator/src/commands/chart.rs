@@ -194,7 +194,8 @@ impl View for ChartJson {
             (Some(total), Some(worst)) => format!(
                 "; total {total} (mean {:.5}), worst {worst}, {}",
                 total as f64 / self.answers.max(1) as f64,
-                self.label.describe()
+                self.label
+                    .claim((self.label == Label::Exact).then_some(self.first_guess.as_str()))
             ),
             _ => String::new(),
         };

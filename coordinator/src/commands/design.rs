@@ -111,7 +111,7 @@ struct EntropyJson {
     proven: bool,
     partial_strings_bounded: u64,
     seconds: f64,
-    top: Vec<Row>,
+    rows: Vec<Row>,
 }
 
 #[derive(Debug, Serialize)]
@@ -122,12 +122,12 @@ struct TotalJson {
     lower_bound: u32,
     strings_scored: u64,
     seconds: f64,
-    top: Vec<Row>,
+    rows: Vec<Row>,
 }
 
 #[derive(Debug, Serialize)]
 struct RealJson {
-    word: String,
+    first_guess: String,
     bits: f64,
     total: u32,
     mean: f64,
@@ -141,8 +141,10 @@ struct DesignJson {
     letters: usize,
     strings: f64,
     strings_told_apart: f64,
-    entropy: Option<EntropyJson>,
-    total: Option<TotalJson>,
+    /// The two searches: `total` is the sum of guesses everywhere else, so they are named
+    /// for what they search.
+    entropy_search: Option<EntropyJson>,
+    total_search: Option<TotalJson>,
     best_real: Option<RealJson>,
     shown: Vec<Row>,
 }
@@ -184,83 +186,104 @@ impl Design {
         let entries = self.memo_mib.max(1) * (1 << 20) / BYTES_PER_ENTRY;
         let scorer = Scorer::new(game, table, SolverConfig::default(), entries);
         let starts = real_starts(game, table, &space, 10);
-        let n = game.answers().len();
-
-        let entropy = (self.objective != DesignObjective::Total).then(|| {
-            let started = Instant::now();
-            let found = max_entropy(game, &space, self.top, &starts, self.entropy_nodes);
-            (found, started.elapsed().as_secs_f64())
-        });
-
-        let mut total = None;
-        if self.objective != DesignObjective::Entropy {
-            let started = Instant::now();
-            let mut seeds: Vec<Letters> = entropy
-                .iter()
-                .flat_map(|(e, _)| e.top.iter().map(|s| s.letters))
-                .collect();
-            seeds.extend(&starts);
-            let found = search_total(
-                &scorer,
-                &space,
-                &seeds,
-                TotalOptions {
-                    top: self.top,
-                    exhaustive_limit: self.exhaustive_limit,
-                    node_limit: None,
-                    kicks: self.kicks,
-                    seed: self.seed,
-                },
-            );
-            total = Some((found, started.elapsed().as_secs_f64()));
-        }
-
-        let real = best_real(&scorer, game);
-        let row = |letters: Letters, known: Option<u32>| -> Row {
-            let total = known
-                .or_else(|| scorer.total(letters, INFEASIBLE).exact())
-                .filter(|&t| t < INFEASIBLE);
-            let worst = scorer.worst(letters);
-            Row {
-                string: text(game, letters),
-                bits: string_entropy(game, letters),
-                total,
-                mean: total.map(|t| f64::from(t) / n as f64),
-                worst: worst.map(|w| w.0),
-                total_at_worst: worst.map(|w| w.1),
-            }
-        };
+        let entropy = self.entropy_search(game, &space, &starts);
+        let total = self.total_search(&scorer, &space, entropy.as_ref(), &starts);
+        let row_of = |letters: Letters, known: Option<u32>| row(&scorer, game, letters, known);
         let doc = DesignJson {
             game: game.name().to_string(),
-            answers: n,
+            answers: game.answers().len(),
             letters: game.alphabet().len(),
             strings: space.strings(),
             strings_told_apart: space.searched(),
-            entropy: entropy.map(|(e, seconds): (EntropySearch, f64)| EntropyJson {
+            entropy_search: entropy.map(|(e, seconds)| EntropyJson {
                 proven: e.proven,
                 partial_strings_bounded: e.nodes,
                 seconds,
-                top: e.top.iter().map(|s| row(s.letters, None)).collect(),
+                rows: e.top.iter().map(|s| row_of(s.letters, None)).collect(),
             }),
-            total: total.map(|(t, seconds): (TotalResult, f64)| TotalJson {
+            total_search: total.map(|(t, seconds)| TotalJson {
                 method: t.method,
                 proven: t.proven,
                 lower_bound: t.lower_bound,
                 strings_scored: t.scored,
                 seconds,
-                top: t
+                rows: t
                     .top
                     .iter()
-                    .map(|v| row(v.letters, Some(v.total)))
+                    .map(|v| row_of(v.letters, Some(v.total)))
                     .collect(),
             }),
-            best_real: real,
-            shown: shown.iter().map(|&s| row(s, None)).collect(),
+            best_real: best_real(&scorer, game),
+            shown: shown.iter().map(|&s| row_of(s, None)).collect(),
         };
         if self.output.json {
             return write_json(out, &doc);
         }
         print(out, &doc)
+    }
+
+    /// The search by entropy with its time in seconds, unless only the total is asked for.
+    fn entropy_search(
+        &self,
+        game: &Game,
+        space: &Space,
+        starts: &[Letters],
+    ) -> Option<(EntropySearch, f64)> {
+        (self.objective != DesignObjective::Total).then(|| {
+            let started = Instant::now();
+            let found = max_entropy(game, space, self.top, starts, self.entropy_nodes);
+            (found, started.elapsed().as_secs_f64())
+        })
+    }
+
+    /// The search by exact total with its time in seconds, seeded with the entropy search's
+    /// strings and the real starts, unless only entropy is asked for.
+    fn total_search(
+        &self,
+        scorer: &Scorer<'_>,
+        space: &Space,
+        entropy: Option<&(EntropySearch, f64)>,
+        starts: &[Letters],
+    ) -> Option<(TotalResult, f64)> {
+        if self.objective == DesignObjective::Entropy {
+            return None;
+        }
+        let started = Instant::now();
+        let mut seeds: Vec<Letters> = entropy
+            .iter()
+            .flat_map(|(e, _)| e.top.iter().map(|s| s.letters))
+            .collect();
+        seeds.extend(starts);
+        let found = search_total(
+            scorer,
+            space,
+            &seeds,
+            TotalOptions {
+                top: self.top,
+                exhaustive_limit: self.exhaustive_limit,
+                node_limit: None,
+                kicks: self.kicks,
+                seed: self.seed,
+            },
+        );
+        Some((found, started.elapsed().as_secs_f64()))
+    }
+}
+
+/// One string's row: its entropy, exact total (`known` when the search already has it) and
+/// the least worst case with the least total within it.
+fn row(scorer: &Scorer<'_>, game: &Game, letters: Letters, known: Option<u32>) -> Row {
+    let total = known
+        .or_else(|| scorer.total(letters, INFEASIBLE).exact())
+        .filter(|&t| t < INFEASIBLE);
+    let worst = scorer.worst(letters);
+    Row {
+        string: text(game, letters),
+        bits: string_entropy(game, letters),
+        total,
+        mean: total.map(|t| f64::from(t) / game.answers().len() as f64),
+        worst: worst.map(|w| w.0),
+        total_at_worst: worst.map(|w| w.1),
     }
 }
 
@@ -271,7 +294,7 @@ fn best_real(scorer: &Scorer<'_>, game: &Game) -> Option<RealJson> {
     let total = best.outcome.value();
     let table = scorer.solver().table();
     Some(RealJson {
-        word: game.guess_text(best.guess).to_string(),
+        first_guess: game.guess_text(best.guess).to_string(),
         bits: hakase_core::entropy::entropy(table, best.guess, &game.all_answers()),
         total,
         mean: f64::from(total) / game.answers().len() as f64,
@@ -290,7 +313,7 @@ fn print(out: &mut dyn Write, doc: &DesignJson) -> Result<()> {
         doc.letters,
         doc.answers
     )?;
-    if let Some(e) = &doc.entropy {
+    if let Some(e) = &doc.entropy_search {
         let claim = if e.proven {
             "exact maximum, proven by branch and bound"
         } else {
@@ -301,9 +324,9 @@ fn print(out: &mut dyn Write, doc: &DesignJson) -> Result<()> {
             "\nBy entropy: {claim} ({} partial strings bounded, {:.1} s)",
             e.partial_strings_bounded, e.seconds
         )?;
-        rows(out, &e.top)?;
+        rows(out, &e.rows)?;
     }
-    if let Some(t) = &doc.total {
+    if let Some(t) = &doc.total_search {
         let claim = match (t.method, t.proven) {
             (_, true) => "proven best (exhaustive branch and bound)".to_string(),
             (Method::Exhaustive, false) => "best found, not proven (node limit)".to_string(),
@@ -315,13 +338,13 @@ fn print(out: &mut dyn Write, doc: &DesignJson) -> Result<()> {
              better than {}",
             t.strings_scored, t.seconds, t.lower_bound
         )?;
-        rows(out, &t.top)?;
+        rows(out, &t.rows)?;
     }
     if let Some(r) = &doc.best_real {
         writeln!(
             out,
             "\nBest real first guess: {} total {} (mean {:.4}){}, {:.5} bits",
-            r.word,
+            r.first_guess,
             r.total,
             r.mean,
             if r.proven { ", proven" } else { "" },

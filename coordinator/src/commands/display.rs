@@ -14,6 +14,8 @@ use hakase_device::{
 };
 
 use crate::game_args::{allow_first, GameArgs};
+use hakase_coordinator::output::{emit, plural, JsonArg, View};
+use serde::Serialize;
 
 /// Show the optimal chart on a Waveshare 2.13" (B/C) e-paper panel, or write its pages as
 /// PNG previews or a C header for firmware.
@@ -84,6 +86,54 @@ pub struct Display {
     /// Show the next page each time the button on this GPIO line is pressed.
     #[arg(long, value_name = "GPIO", requires = "spi")]
     pub button: Option<u32>,
+
+    /// Text or JSON for the summary of what was written or shown.
+    #[command(flatten)]
+    pub output: JsonArg,
+}
+
+/// What `display` drew and where it went.
+#[derive(Debug, Serialize)]
+struct DisplayReport {
+    game: String,
+    /// The run charted, null for an in-memory solve.
+    run: Option<String>,
+    first_guess: String,
+    /// "proven-optimal", "exact" or "heuristic", as on the page.
+    label: Label,
+    /// Mean guesses over all answers.
+    mean: Option<f64>,
+    /// How many pages the chart takes.
+    pages: usize,
+    /// The files written: PNG previews, then the C header.
+    files: Vec<String>,
+    /// The panel's SPI device, when the chart was shown on a panel.
+    panel: Option<String>,
+}
+
+impl View for DisplayReport {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        let pages = plural(self.pages as u64, "page", "pages");
+        match self.files.as_slice() {
+            [] => {}
+            [one] => writeln!(out, "wrote {one}")?,
+            [first, .., last] => {
+                writeln!(out, "wrote {} files: {first} … {last}", self.files.len())?
+            }
+        }
+        writeln!(
+            out,
+            "{} on {}: {pages}, {}",
+            self.first_guess,
+            self.game,
+            self.label
+                .claim((self.label == Label::Exact).then_some(self.first_guess.as_str()))
+        )?;
+        if let Some(panel) = &self.panel {
+            writeln!(out, "shown on the panel at {panel}")?;
+        }
+        Ok(())
+    }
 }
 
 /// Reads `10m`, `30s`, `1h` or plain seconds (a clap value parser, so a bad interval is
@@ -121,7 +171,16 @@ impl Display {
         if let Some(page) = self.page {
             select_page(&frames, usize::try_from(page).unwrap_or(usize::MAX))?;
         }
-        let mut did = false;
+        let mut report = DisplayReport {
+            game: view.game.clone(),
+            run: self.run.clone(),
+            first_guess: view.first_guess.clone(),
+            label: view.label,
+            mean: view.mean_guesses,
+            pages: frames.len(),
+            files: Vec::new(),
+            panel: None,
+        };
         if let Some(dir) = &self.png {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             for (i, frame) in frames.iter().enumerate() {
@@ -129,18 +188,16 @@ impl Display {
                     let path = dir.join(format!("page-{:02}{suffix}.png", i + 1));
                     write_png(frame, &path, scale, PanelColour::Red)
                         .with_context(|| format!("writing {}", path.display()))?;
+                    report.files.push(path.display().to_string());
                 }
             }
-            writeln!(out, "wrote {} pages to {}", frames.len(), dir.display())?;
-            did = true;
         }
         if let Some(path) = &self.c_header {
             let file = std::fs::File::create(path)
                 .with_context(|| format!("creating {}", path.display()))?;
             write_c_header(&frames, std::io::BufWriter::new(file))
                 .with_context(|| format!("writing {}", path.display()))?;
-            writeln!(out, "wrote {} pages to {}", frames.len(), path.display())?;
-            did = true;
+            report.files.push(path.display().to_string());
         }
         if let Some(spi) = &self.spi {
             let config = PanelConfig {
@@ -150,14 +207,13 @@ impl Display {
                 dc: self.dc,
                 rst: self.rst,
             };
-            out.flush()?;
             self.drive(&config, &frames)?;
-            did = true;
+            report.panel = Some(spi.display().to_string());
         }
-        if !did {
+        if report.files.is_empty() && report.panel.is_none() {
             bail!("say where to show the chart: --png DIR, --c-header FILE or --spi DEV --gpiochip DEV");
         }
-        Ok(())
+        emit(out, self.output, &report)
     }
 
     fn drive(&self, config: &PanelConfig, frames: &[Frame]) -> Result<()> {
@@ -189,14 +245,8 @@ impl Display {
                 .transpose()?;
             let oracle = run.oracle()?;
             let chart = oracle.chart(first)?;
-            let mean = chart.total as f64 / run.game.answers().len().max(1) as f64;
             let label = run.label(chart.first);
-            return Ok(ChartView::from_chart(
-                &run.game,
-                &chart.to_chart(),
-                Some(mean),
-                label,
-            ));
+            return Ok(ChartView::from_optimal(&run.game, &chart, label));
         }
         let Some(name) = &self.game else {
             bail!("give --run R, or --game G to solve a game in memory");
@@ -222,17 +272,8 @@ impl Display {
         let solution = solver.solve_game(first, &|_| {});
         let oracle = hakase_core::query::Oracle::new(&game, &table, &solution)?;
         let chart = oracle.chart(None)?;
-        let mean = chart.total as f64 / game.answers().len().max(1) as f64;
-        Ok(ChartView::from_chart(
-            &game,
-            &chart.to_chart(),
-            Some(mean),
-            // An exact solve of one given first guess is exact, not proven optimal.
-            match (solution.proven, self.first.is_some()) {
-                (true, false) => Label::ProvenOptimal,
-                (true, true) => Label::Exact,
-                (false, _) => Label::Heuristic,
-            },
-        ))
+        // An exact solve of one given first guess is exact, not proven optimal.
+        let label = Label::of_result(solution.proven, self.first.is_some());
+        Ok(ChartView::from_optimal(&game, &chart, label))
     }
 }

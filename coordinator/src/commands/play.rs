@@ -4,6 +4,9 @@ use std::io::{BufRead, Write};
 
 use anyhow::Result;
 use clap::Args;
+use hakase_coordinator::output::error::{ErrorJson, ErrorKind};
+use hakase_coordinator::output::JsonArg;
+use hakase_coordinator::query::view::NextView;
 use hakase_core::history::Step;
 use hakase_core::query::Oracle;
 use hakase_core::Pattern;
@@ -14,12 +17,46 @@ use super::query::{write_next, RunArgs};
 ///
 /// hakase proposes a guess; type the colours the game showed (灰黄緑, BYG, ⬛🟨🟩 or 012).
 /// If you played another word, type WORD=COLOURS instead. Commands: u (undo the last step),
-/// r (restart), q (quit). Reads lines from standard input, so it can be scripted.
+/// r (restart), q (quit). Reads lines from standard input, so it can be scripted; with
+/// --json every turn is one line of JSON (the `query` document), and a line that cannot be
+/// read is answered by an error document on its own line.
 #[derive(Debug, Args)]
 pub struct Play {
     /// The run whose strategy to follow.
     #[command(flatten)]
     pub run: RunArgs,
+
+    /// Write each turn as one JSON line instead of text.
+    #[command(flatten)]
+    pub output: JsonArg,
+}
+
+/// Where a session writes: text for a person at a terminal, or JSON lines for a program.
+struct Voice<'a> {
+    out: &'a mut dyn Write,
+    json: bool,
+}
+
+impl Voice<'_> {
+    /// A line for people only (the banner, the prompt, hints).
+    fn say(&mut self, text: &str) -> Result<()> {
+        if !self.json {
+            writeln!(self.out, "{text}")?;
+        }
+        Ok(())
+    }
+
+    /// An input line that could not be used: "? why" as text, an error document as JSON.
+    fn refuse(&mut self, why: &dyn std::fmt::Display) -> Result<()> {
+        if self.json {
+            let doc = ErrorJson::new(ErrorKind::Input, why.to_string());
+            writeln!(self.out, "{}", serde_json::to_string(&doc)?)?;
+        } else {
+            writeln!(self.out, "? {why}")?;
+        }
+        self.out.flush()?;
+        Ok(())
+    }
 }
 
 /// What one input line asks for.
@@ -37,45 +74,49 @@ impl Play {
         let run = self.run.load()?;
         let oracle = run.oracle()?;
         let stdin = std::io::stdin();
-        session(&oracle, &run, &mut stdin.lock(), out)
+        session(&oracle, &run, &mut stdin.lock(), out, self.output.json)
     }
 }
 
-/// The session loop over any line source (tests drive it with a script).
+/// The session loop over any line source (tests drive it with a script); `json` writes
+/// JSON lines instead of text.
 pub fn session(
     oracle: &Oracle<'_>,
     run: &hakase_coordinator::query::LoadedRun,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
+    json: bool,
 ) -> Result<()> {
     let game = &run.game;
-    writeln!(
-        out,
+    let mut voice = Voice { out, json };
+    voice.say(&format!(
         "hakase play: {} ({} answers, {} tries). Type the colours shown, or WORD=COLOURS; u undo, r restart, q quit.",
         game.name(),
         game.answers().len(),
         game.tries()
-    )?;
+    ))?;
     let mut steps: Vec<Step> = Vec::new();
-    let mut proposed = show(oracle, run, &steps, out)?;
+    let mut proposed = show(oracle, run, &steps, &mut voice)?;
     let mut bytes = Vec::new();
     loop {
-        write!(out, "> ")?;
-        out.flush()?;
+        if !voice.json {
+            write!(voice.out, "> ")?;
+        }
+        voice.out.flush()?;
         bytes.clear();
         if input.read_until(b'\n', &mut bytes)? == 0 {
-            writeln!(out)?;
+            voice.say("")?;
             return Ok(());
         }
         // One garbled line (a terminal in another encoding) is answered, not fatal.
         let Ok(line) = std::str::from_utf8(&bytes) else {
-            writeln!(out, "? that line is not valid UTF-8; type it again")?;
+            voice.refuse(&"that line is not valid UTF-8; type it again")?;
             continue;
         };
         let parsed = match read_input(game, line.trim(), proposed) {
             Ok(p) => p,
             Err(e) => {
-                writeln!(out, "? {e}")?;
+                voice.refuse(&e)?;
                 continue;
             }
         };
@@ -84,7 +125,7 @@ pub fn session(
             Input::Nothing => continue,
             Input::Undo => {
                 if steps.pop().is_none() {
-                    writeln!(out, "nothing to undo")?;
+                    voice.refuse(&"nothing to undo")?;
                     continue;
                 }
             }
@@ -92,33 +133,38 @@ pub fn session(
             Input::Step(step) => {
                 steps.push(step);
                 if let Err(e) = oracle.next_guess(&steps) {
-                    writeln!(out, "? {e}")?;
+                    voice.refuse(&e)?;
                     steps.pop();
                     continue;
                 }
             }
         }
-        proposed = show(oracle, run, &steps, out)?;
+        proposed = show(oracle, run, &steps, &mut voice)?;
     }
 }
 
-/// Prints where the game stands; returns the guess proposed, if any.
+/// Writes where the game stands; returns the guess proposed, if any.
 fn show(
     oracle: &Oracle<'_>,
     run: &hakase_coordinator::query::LoadedRun,
     steps: &[Step],
-    out: &mut dyn Write,
+    voice: &mut Voice<'_>,
 ) -> Result<Option<hakase_core::GuessId>> {
     match oracle.next_guess(steps) {
+        Ok(next) if voice.json => {
+            let view = NextView::new(run, &next);
+            writeln!(voice.out, "{}", serde_json::to_string(&view)?)?;
+            Ok(next.guess)
+        }
         Ok(next) => {
-            write_next(out, run, steps, &next)?;
+            write_next(&mut *voice.out, run, steps, &next)?;
             if next.won {
-                writeln!(out, "r to play again, q to quit")?;
+                voice.say("r to play again, q to quit")?;
             }
             Ok(next.guess)
         }
         Err(e) => {
-            writeln!(out, "? {e}")?;
+            voice.refuse(&e)?;
             Ok(None)
         }
     }

@@ -12,6 +12,7 @@ use std::sync::Once;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::{ArgGroup, Args};
+use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, View};
 use hakase_core::strategies::play::play_tree;
 use hakase_core::strategies::scoreboard::guesses_per_answer;
 use hakase_core::strategies::universe::Universe;
@@ -19,6 +20,7 @@ use hakase_core::strategies::Greedy;
 use hakase_core::strategy::STRATEGY_NAMES;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use serde::Serialize;
 
 use super::query::RunArgs;
 use super::strategy;
@@ -43,6 +45,85 @@ pub struct Plot {
     #[arg(long, value_name = "S", default_value = "entropy",
           value_parser = PossibleValuesParser::new(STRATEGY_NAMES))]
     pub strategy: String,
+
+    /// Text or JSON for the summary of what was drawn.
+    #[command(flatten)]
+    pub output: JsonArg,
+}
+
+/// What `plot` drew: the files and each bar's numbers.
+#[derive(Debug, Serialize)]
+struct PlotReport {
+    game: String,
+    run: String,
+    answers: usize,
+    /// The files written.
+    files: Vec<String>,
+    /// One per bar, top first.
+    bars: Vec<BarJson>,
+}
+
+/// One bar's numbers.
+#[derive(Debug, Serialize)]
+struct BarJson {
+    /// "optimum" or the heuristic's name.
+    strategy: String,
+    first_guess: String,
+    /// `distribution[k]` answers took `k + 1` guesses.
+    distribution: Vec<u64>,
+    /// Guesses over the answers found, their mean and the most any needed.
+    total: u64,
+    mean: f64,
+    worst: u32,
+    /// Answers never found.
+    failures: usize,
+}
+
+impl BarJson {
+    fn new(strategy: &str, first_guess: &str, guesses: &[Option<u32>]) -> BarJson {
+        let found: Vec<u32> = guesses.iter().flatten().copied().collect();
+        let worst = found.iter().copied().max().unwrap_or(0);
+        let mut distribution = vec![0u64; worst as usize];
+        for &g in &found {
+            distribution[g.max(1) as usize - 1] += 1;
+        }
+        let total: u64 = found.iter().map(|&g| u64::from(g)).sum();
+        BarJson {
+            strategy: strategy.to_string(),
+            first_guess: first_guess.to_string(),
+            distribution,
+            total,
+            mean: total as f64 / found.len().max(1) as f64,
+            worst,
+            failures: guesses.len() - found.len(),
+        }
+    }
+}
+
+impl View for PlotReport {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        for file in &self.files {
+            writeln!(out, "wrote {file}")?;
+        }
+        for bar in &self.bars {
+            writeln!(
+                out,
+                "{} ({}): total {}, mean {:.4}, worst {}, guesses {}{}",
+                bar.strategy,
+                bar.first_guess,
+                bar.total,
+                bar.mean,
+                bar.worst,
+                distribution_text(&bar.distribution),
+                if bar.failures > 0 {
+                    format!(", {} never found", bar.failures)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// One bar: a strategy's guesses per answer.
@@ -64,22 +145,38 @@ impl Plot {
         let optimal = guesses_per_answer(oracle.tree(), &run.table, answers);
         let player = Greedy(strategy(&self.strategy)?);
         let tree = play_tree(game, &run.table, &player, &Universe::answers(game), None);
+        let optimum_first = game.guess_text(oracle.tree().guess).to_string();
+        let heuristic_first = game.guess_text(tree.guess).to_string();
+        let heuristic = guesses_per_answer(&tree, &run.table, answers);
+        let report = PlotReport {
+            game: game.name().to_string(),
+            run: run.name.clone(),
+            answers,
+            files: [&self.png, &self.svg]
+                .into_iter()
+                .flatten()
+                .map(|p| p.display().to_string())
+                .collect(),
+            bars: vec![
+                BarJson::new("optimum", &optimum_first, &optimal),
+                BarJson::new(&self.strategy, &heuristic_first, &heuristic),
+            ],
+        };
         let bars = [
             Bar {
-                label: format!("optimum ({})", game.guess_text(oracle.tree().guess)),
+                label: format!("optimum ({optimum_first})"),
                 guesses: optimal,
             },
             Bar {
-                label: format!("{} ({})", self.strategy, game.guess_text(tree.guess)),
-                guesses: guesses_per_answer(&tree, &run.table, answers),
+                label: format!("{} ({heuristic_first})", self.strategy),
+                guesses: heuristic,
             },
         ];
         let title = format!("{}: guesses per answer ({answers} answers)", game.name());
         for path in [&self.png, &self.svg].into_iter().flatten() {
             write_plot(path, &title, &bars)?;
-            writeln!(out, "wrote {}", path.display())?;
         }
-        Ok(())
+        emit(out, self.output, &report)
     }
 }
 
@@ -108,8 +205,14 @@ pub fn write_plot(path: &Path, title: &str, bars: &[Bar]) -> Result<()> {
     let drawn = match extension.as_deref() {
         Some("png") => {
             register_font()?;
-            let root = BitMapBackend::new(path, size).into_drawing_area();
-            draw(&root, title, bars).and_then(|()| root.present().map_err(|e| anyhow!("{e}")))
+            // Drawn into memory, written by hakase's one PNG writer (hakase-device).
+            let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
+            {
+                let root = BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area();
+                draw(&root, title, bars)?;
+                root.present().map_err(|e| anyhow!("{e}"))?;
+            }
+            hakase_device::write_rgb_png(path, size.0, size.1, &rgb).map_err(anyhow::Error::from)
         }
         Some("svg") => {
             let root = SVGBackend::new(path, size).into_drawing_area();
@@ -166,17 +269,10 @@ fn draw<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str, bars: &[
 where
     DB::ErrorType: 'static,
 {
-    let fail = |e: &dyn std::fmt::Display| anyhow!("drawing the plot: {e}");
     if bars.is_empty() {
         bail!("nothing to plot");
     }
     root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let answers = bars
-        .iter()
-        .map(|b| b.guesses.len())
-        .max()
-        .unwrap_or(0)
-        .max(1) as u32;
     let most = bars
         .iter()
         .flat_map(|b| b.guesses.iter().flatten().copied())
@@ -184,16 +280,30 @@ where
         .unwrap_or(1);
     let never = bars.iter().any(|b| b.guesses.iter().any(Option::is_none));
     let (header, body) = root.split_vertically(HEADER);
+    draw_header(&header, title, most, never)?;
+    draw_bars(&body, bars, most, never)
+}
+
+/// A drawing error, said the same way for every step.
+fn fail(e: &dyn std::fmt::Display) -> anyhow::Error {
+    anyhow!("drawing the plot: {e}")
+}
+
+/// The title and the legend: one colour per guess count, and "never found" when needed.
+fn draw_header<DB: DrawingBackend>(
+    header: &DrawingArea<DB, Shift>,
+    title: &str,
+    most: u32,
+    never: bool,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
     header
         .draw_text(title, &(FAMILY, 22).into_font().color(&BLACK), (20, 12))
         .map_err(|e| fail(&e))?;
     let mut keys: Vec<(String, RGBColor)> = (1..=most)
-        .map(|k| {
-            (
-                format!("{k} guess{}", if k == 1 { "" } else { "es" }),
-                shade(k),
-            )
-        })
+        .map(|k| (plural(k, "guess", "guesses"), shade(k)))
         .collect();
     if never {
         keys.push(("never found".into(), NEVER));
@@ -209,9 +319,27 @@ where
             .map_err(|e| fail(&e))?;
         x += 40 + 7 * text.chars().count() as i32;
     }
+    Ok(())
+}
 
+/// The axis of answers and one stacked bar per strategy, the first on top.
+fn draw_bars<DB: DrawingBackend>(
+    body: &DrawingArea<DB, Shift>,
+    bars: &[Bar],
+    most: u32,
+    never: bool,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let answers = bars
+        .iter()
+        .map(|b| b.guesses.len())
+        .max()
+        .unwrap_or(0)
+        .max(1) as u32;
     let rows = bars.len().max(1);
-    let mut chart = ChartBuilder::on(&body)
+    let mut chart = ChartBuilder::on(body)
         .margin_right(30)
         .margin_bottom(10)
         .x_label_area_size(46)

@@ -12,6 +12,7 @@ use hakase_core::history::Step;
 use hakase_core::query::NextGuess;
 
 use super::{write_json, write_words, HistoryArgs};
+use hakase_coordinator::output::plural;
 
 /// Which run to answer from; shared by every command that reads runs.
 #[derive(Debug, Clone, Args)]
@@ -105,7 +106,11 @@ pub fn write_next(
             .as_ref()
             .and_then(|c| c.first())
             .map_or("?", |a| a.as_str());
-        writeln!(out, "won in {} guesses: {answer}", view.steps)?;
+        writeln!(
+            out,
+            "won in {}: {answer}",
+            plural(view.steps as u64, "guess", "guesses")
+        )?;
         return Ok(());
     }
     let history: Vec<String> = steps.iter().map(|s| s.display(&run.game)).collect();

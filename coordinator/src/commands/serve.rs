@@ -8,11 +8,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use hakase_coordinator::output::JsonArg;
 use hakase_coordinator::query::{
     serve_live, LiveCatalog, QueryService, ScanReport, ServiceLimits, Sources, TreeSource,
     DEFAULT_DATA_DIR,
 };
 use hakase_coordinator::web;
+use serde::Serialize;
 use tokio::sync::watch;
 
 /// Answer "what next?" over gRPC (hakase.v1.Query, health, reflection) and over HTTP: the web
@@ -52,6 +54,42 @@ pub struct Serve {
     /// Seconds between looks for new or finished runs (0: only on POST /api/v1/rescan).
     #[arg(long, value_name = "S", default_value_t = 5)]
     pub rescan_secs: u64,
+
+    /// Say where it listens as one JSON line once it is ready (for scripts that start it).
+    #[command(flatten)]
+    pub output: JsonArg,
+}
+
+/// Where the service listens, printed once both listeners are bound.
+#[derive(Debug, Serialize)]
+struct Listening {
+    /// The runs served at start.
+    runs: Vec<String>,
+    /// The gRPC address, e.g. `127.0.0.1:50061`.
+    grpc: String,
+    /// The web assistant's URL, null with `--http off`.
+    http: Option<String>,
+}
+
+impl Listening {
+    /// Writes the announcement: two lines of text, or one line of JSON.
+    fn write(&self, out: &mut dyn Write, json: JsonArg) -> Result<()> {
+        if json.json {
+            writeln!(out, "{}", serde_json::to_string(self)?)?;
+        } else {
+            let names = if self.runs.is_empty() {
+                "no runs yet".to_string()
+            } else {
+                self.runs.join(", ")
+            };
+            writeln!(out, "serving {names} on {}", self.grpc)?;
+            if let Some(http) = &self.http {
+                writeln!(out, "web assistant and JSON API on {http}")?;
+            }
+        }
+        out.flush()?;
+        Ok(())
+    }
 }
 
 impl Serve {
@@ -102,17 +140,19 @@ impl Serve {
                         .with_context(|| format!("listening on {addr} (--http)"))?,
                 ),
             };
-            let names = if report.runs.is_empty() {
-                "no runs yet".to_string()
-            } else {
-                report.runs.join(", ")
+            let http_url = match &http {
+                Some(http) => Some(format!(
+                    "http://{}/",
+                    http.local_addr().context("reading the HTTP address")?
+                )),
+                None => None,
             };
-            writeln!(out, "serving {names} on {grpc_addr}")?;
-            if let Some(http) = &http {
-                let addr = http.local_addr().context("reading the HTTP address")?;
-                writeln!(out, "web assistant and JSON API on http://{addr}/")?;
+            Listening {
+                runs: report.runs.clone(),
+                grpc: grpc_addr.to_string(),
+                http: http_url,
             }
-            out.flush()?;
+            .write(out, self.output)?;
             let (stop_tx, stop_rx) = watch::channel(false);
             let stopped = move || {
                 let mut rx = stop_rx.clone();

@@ -22,7 +22,7 @@ use std::sync::Arc;
 
 use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::{emit, plural, JsonArg, Table, View};
+use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, Table, View};
 
 /// Compute the optimal strategy and prove it.
 ///
@@ -510,13 +510,11 @@ impl View for Summary {
             self.mean.unwrap_or(0.0),
             self.worst.unwrap_or(0)
         )?;
-        let distribution: Vec<String> = self
-            .distribution
-            .iter()
-            .enumerate()
-            .map(|(k, n)| format!("{}:{n}", k + 1))
-            .collect();
-        writeln!(out, "guesses needed: {}", distribution.join("  "))?;
+        writeln!(
+            out,
+            "guesses needed: {}",
+            distribution_text(&self.distribution)
+        )?;
         writeln!(out, "first guesses:")?;
         let mut table = Table::new(&[">RANK", "GUESS", ">TOTAL"]);
         for (rank, row) in self.ranking.iter().enumerate() {

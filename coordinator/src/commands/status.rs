@@ -5,12 +5,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use hakase_coordinator::output::{plural, JsonArg};
+use hakase_coordinator::output::{emit, plural, JsonArg, View};
 use hakase_proto::v1::admin_client::AdminClient;
-use hakase_proto::v1::StatusRequest;
+use hakase_proto::v1::{StatusReply, StatusRequest};
 use hakase_worker::client::{channel, Auth};
 use hakase_worker::explain::explain;
-use serde_json::json;
+use serde::Serialize;
+use serde_json::Value;
 
 /// Show a coordinator's progress: jobs, first guesses settled, best so far, ranking.
 #[derive(Debug, Args)]
@@ -29,6 +30,134 @@ pub struct Status {
     pub output: JsonArg,
 }
 
+/// A coordinator's progress, as `status` prints it (field names: docs/json.md).
+#[derive(Debug, Serialize)]
+struct StatusView {
+    game: String,
+    fingerprint: String,
+    /// The solver options, an object (null when the coordinator sent none readable).
+    options: Value,
+    state: String,
+    guesses_left: u32,
+    jobs_total: u64,
+    jobs_done: u64,
+    jobs_queued: u64,
+    jobs_leased: u64,
+    completions: u64,
+    duplicate_completions: u64,
+    results_loaded: u64,
+    lease_expiries: u64,
+    rejected: u64,
+    first_guesses_total: u64,
+    first_guesses_settled: u64,
+    /// The best first guess so far and its total, null before any is known.
+    first_guess: Option<String>,
+    total: Option<u32>,
+    workers: u64,
+    elapsed_secs: f64,
+    /// Null while no estimate can be made.
+    eta_secs: Option<f64>,
+    job_millis: u64,
+    longest_job_millis: u64,
+    nodes: u64,
+    ranking: Vec<RankingRow>,
+}
+
+/// One first guess of the ranking: its value, exact or a lower bound.
+#[derive(Debug, Serialize)]
+struct RankingRow {
+    guess: String,
+    exact: bool,
+    value: u32,
+}
+
+impl StatusView {
+    /// The view of a status reply.
+    fn new(reply: StatusReply) -> StatusView {
+        let best = (!reply.best_guess.is_empty()).then_some(reply.best_guess);
+        StatusView {
+            game: reply.game,
+            fingerprint: reply.fingerprint,
+            options: serde_json::from_str(&reply.config_json).unwrap_or(Value::Null),
+            state: reply.state,
+            guesses_left: reply.guesses_left,
+            jobs_total: reply.jobs_total,
+            jobs_done: reply.jobs_done,
+            jobs_queued: reply.jobs_queued,
+            jobs_leased: reply.jobs_leased,
+            completions: reply.completions,
+            duplicate_completions: reply.duplicate_completions,
+            results_loaded: reply.results_loaded,
+            lease_expiries: reply.lease_expiries,
+            rejected: reply.rejected,
+            first_guesses_total: reply.first_guesses_total,
+            first_guesses_settled: reply.first_guesses_settled,
+            total: best.is_some().then_some(reply.best_value),
+            first_guess: best,
+            workers: reply.workers,
+            elapsed_secs: reply.elapsed_secs,
+            eta_secs: (reply.eta_secs >= 0.0).then_some(reply.eta_secs),
+            job_millis: reply.job_millis,
+            longest_job_millis: reply.longest_job_millis,
+            nodes: reply.nodes,
+            ranking: reply
+                .ranking
+                .into_iter()
+                .map(|r| RankingRow {
+                    guess: r.guess,
+                    exact: r.exact,
+                    value: r.value,
+                })
+                .collect(),
+        }
+    }
+}
+
+impl View for StatusView {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        writeln!(out, "{} ({}) — {}", self.game, self.fingerprint, self.state)?;
+        writeln!(
+            out,
+            "first guesses {}/{} settled; jobs {} done of {} ({} queued, {} leased); {}; {:.0}s",
+            self.first_guesses_settled,
+            self.first_guesses_total,
+            self.jobs_done,
+            self.jobs_total,
+            self.jobs_queued,
+            self.jobs_leased,
+            plural(self.workers, "worker", "workers"),
+            self.elapsed_secs
+        )?;
+        writeln!(
+            out,
+            "completions {} ({} duplicate), {} results resumed, {} leases expired",
+            self.completions, self.duplicate_completions, self.results_loaded, self.lease_expiries
+        )?;
+        let mean = self.job_millis as f64 / self.completions.max(1) as f64;
+        let eta = match self.eta_secs {
+            Some(secs) => format!("ETA {secs:.0}s"),
+            None => "ETA unknown".to_string(),
+        };
+        writeln!(
+            out,
+            "jobs: mean {mean:.1} ms, longest {} ms, {} nodes searched; {eta}",
+            self.longest_job_millis, self.nodes
+        )?;
+        if let (Some(guess), Some(total)) = (&self.first_guess, self.total) {
+            writeln!(out, "best so far: {guess} {total}")?;
+        }
+        for (i, r) in self.ranking.iter().enumerate() {
+            let value = if r.exact {
+                r.value.to_string()
+            } else {
+                format!(">= {}", r.value)
+            };
+            writeln!(out, "{:>4}. {}  {value}", i + 1, r.guess)?;
+        }
+        Ok(())
+    }
+}
+
 impl Status {
     /// Queries the coordinator once.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
@@ -45,95 +174,6 @@ impl Status {
                 .map(|r| r.into_inner())
                 .map_err(|s| anyhow::anyhow!("{}: {}", self.connect, explain(&s)))
         })?;
-        if self.output.json {
-            let ranking: Vec<_> = reply
-                .ranking
-                .iter()
-                .map(|r| json!({"guess": r.guess, "exact": r.exact, "value": r.value}))
-                .collect();
-            return super::write_json(
-                out,
-                &json!({
-                    "game": reply.game,
-                    "fingerprint": reply.fingerprint,
-                    "options": serde_json::from_str::<serde_json::Value>(&reply.config_json)
-                        .unwrap_or(serde_json::Value::Null),
-                    "state": reply.state,
-                    "guesses_left": reply.guesses_left,
-                    "jobs_total": reply.jobs_total,
-                    "jobs_done": reply.jobs_done,
-                    "jobs_queued": reply.jobs_queued,
-                    "jobs_leased": reply.jobs_leased,
-                    "completions": reply.completions,
-                    "duplicate_completions": reply.duplicate_completions,
-                    "results_loaded": reply.results_loaded,
-                    "lease_expiries": reply.lease_expiries,
-                    "rejected": reply.rejected,
-                    "first_guesses_total": reply.first_guesses_total,
-                    "first_guesses_settled": reply.first_guesses_settled,
-                    "first_guess": (!reply.best_guess.is_empty()).then_some(&reply.best_guess),
-                    "total": (!reply.best_guess.is_empty()).then_some(reply.best_value),
-                    "workers": reply.workers,
-                    "elapsed_secs": reply.elapsed_secs,
-                    "eta_secs": (reply.eta_secs >= 0.0).then_some(reply.eta_secs),
-                    "job_millis": reply.job_millis,
-                    "longest_job_millis": reply.longest_job_millis,
-                    "nodes": reply.nodes,
-                    "ranking": ranking,
-                }),
-            );
-        }
-        writeln!(
-            out,
-            "{} ({}) — {}",
-            reply.game, reply.fingerprint, reply.state
-        )?;
-        writeln!(
-            out,
-            "first guesses {}/{} settled; jobs {} done of {} ({} queued, {} leased); {}; {:.0}s",
-            reply.first_guesses_settled,
-            reply.first_guesses_total,
-            reply.jobs_done,
-            reply.jobs_total,
-            reply.jobs_queued,
-            reply.jobs_leased,
-            plural(reply.workers, "worker", "workers"),
-            reply.elapsed_secs
-        )?;
-        writeln!(
-            out,
-            "completions {} ({} duplicate), {} results resumed, {} leases expired",
-            reply.completions,
-            reply.duplicate_completions,
-            reply.results_loaded,
-            reply.lease_expiries
-        )?;
-        let mean = reply.job_millis as f64 / reply.completions.max(1) as f64;
-        let eta = if reply.eta_secs >= 0.0 {
-            format!("ETA {:.0}s", reply.eta_secs)
-        } else {
-            "ETA unknown".to_string()
-        };
-        writeln!(
-            out,
-            "jobs: mean {mean:.1} ms, longest {} ms, {} nodes searched; {eta}",
-            reply.longest_job_millis, reply.nodes
-        )?;
-        if !reply.best_guess.is_empty() {
-            writeln!(
-                out,
-                "best so far: {} {}",
-                reply.best_guess, reply.best_value
-            )?;
-        }
-        for (i, r) in reply.ranking.iter().enumerate() {
-            let value = if r.exact {
-                r.value.to_string()
-            } else {
-                format!(">= {}", r.value)
-            };
-            writeln!(out, "{:>4}. {}  {value}", i + 1, r.guess)?;
-        }
-        Ok(())
+        emit(out, self.output, &StatusView::new(reply))
     }
 }

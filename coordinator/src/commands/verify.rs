@@ -11,7 +11,7 @@ use hakase_core::{treefile, verify};
 use serde::Serialize;
 
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::{emit, plural, JsonArg, View};
+use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, View};
 use hakase_core::presets::DEFAULT_GAME;
 
 /// Check a tree file: every guess allowed (and legal in hard or strict mode when asked),
@@ -154,12 +154,6 @@ impl Verify {
 
 impl View for Report {
     fn text(&self, out: &mut dyn Write) -> Result<()> {
-        let distribution: Vec<String> = self
-            .distribution
-            .iter()
-            .enumerate()
-            .map(|(k, n)| format!("{}:{n}", k + 1))
-            .collect();
         let from = if self.game_from_file {
             " (the game the file names)"
         } else {
@@ -174,7 +168,11 @@ impl View for Report {
             self.mean,
             self.worst
         )?;
-        writeln!(out, "guesses needed: {}", distribution.join("  "))?;
+        writeln!(
+            out,
+            "guesses needed: {}",
+            distribution_text(&self.distribution)
+        )?;
         for mismatch in &self.mismatches {
             writeln!(out, "warning: {mismatch}")?;
         }

@@ -7,10 +7,12 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Args;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
+use hakase_coordinator::output::{emit, plural, JsonArg, View};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
 use hakase_worker::memo::DEFAULT_PERSIST_MIN_VALUE;
 use hakase_worker::WorkerOptions;
+use serde::Serialize;
 
 /// Join a coordinator and solve its jobs until the run is over.
 ///
@@ -60,6 +62,43 @@ pub struct Worker {
     /// Test hook: record started and acknowledged jobs in this file.
     #[arg(long, value_name = "FILE", hide = true)]
     pub job_log: Option<PathBuf>,
+    /// Text or JSON for the final summary (logs stay on stderr, see --log-format).
+    #[command(flatten)]
+    pub output: JsonArg,
+}
+
+/// What a worker did, printed when it stops.
+#[derive(Debug, Serialize)]
+struct WorkerReport {
+    /// The name the worker registered under (host/pid).
+    worker: String,
+    /// Results the coordinator acknowledged.
+    jobs_done: u64,
+    /// Facts the disk memo held at start.
+    memo_loaded: usize,
+    /// True when the run finished, false when stopped by a signal.
+    run_finished: bool,
+    /// Lease calls made, and the seconds spent waiting for their replies.
+    lease_calls: u64,
+    lease_wait_secs: f64,
+}
+
+impl View for WorkerReport {
+    fn text(&self, out: &mut dyn Write) -> Result<()> {
+        writeln!(
+            out,
+            "worker stopped: {} done, run {}; {} waited {:.1} s",
+            plural(self.jobs_done, "job", "jobs"),
+            if self.run_finished {
+                "finished"
+            } else {
+                "not finished"
+            },
+            plural(self.lease_calls, "lease call", "lease calls"),
+            self.lease_wait_secs
+        )?;
+        Ok(())
+    }
 }
 
 impl Worker {
@@ -85,6 +124,7 @@ impl Worker {
             (None, f) => f.clone(),
         };
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
+        let name = format!("{host}/{}", std::process::id());
         let options = WorkerOptions {
             connect: self.connect.clone(),
             token: self.token.clone(),
@@ -93,7 +133,7 @@ impl Worker {
             fingerprint,
             ca_cert: self.ca_cert.clone(),
             tls_domain: self.tls_domain.clone(),
-            name: format!("{host}/{}", std::process::id()),
+            name: name.clone(),
             memo_entries: self.memo_entries,
             persist_min_value: self.persist_min_value,
             job_delay: Duration::from_millis(self.job_delay_ms),
@@ -109,18 +149,14 @@ impl Worker {
             .context("worker")?;
         // Jobs still being solved are abandoned (their leases expire); do not wait for them.
         runtime.shutdown_background();
-        writeln!(
-            out,
-            "worker stopped: {} jobs done, run {}; {} lease calls waited {:.1} s",
-            summary.jobs_done,
-            if summary.run_finished {
-                "finished"
-            } else {
-                "not finished"
-            },
-            summary.leases,
-            summary.lease_wait.as_secs_f64()
-        )?;
-        Ok(())
+        let report = WorkerReport {
+            worker: name,
+            jobs_done: summary.jobs_done,
+            memo_loaded: summary.memo_loaded,
+            run_finished: summary.run_finished,
+            lease_calls: summary.leases,
+            lease_wait_secs: summary.lease_wait.as_secs_f64(),
+        };
+        emit(out, self.output, &report)
     }
 }

@@ -59,6 +59,9 @@ fn classify(err: &anyhow::Error, interrupted: bool) -> ErrorKind {
         if cause.downcast_ref::<hakase_core::Error>().is_some() {
             return ErrorKind::Input;
         }
+        if let Some(crate::query::run::RunError::NotFound { .. }) = cause.downcast_ref() {
+            return ErrorKind::NotFound;
+        }
         if let Some(e) = cause.downcast_ref::<io::Error>() {
             return if e.kind() == io::ErrorKind::NotFound {
                 ErrorKind::NotFound

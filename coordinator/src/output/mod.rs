@@ -64,6 +64,17 @@ pub fn pad(text: &str, columns: usize) -> String {
     format!("{text}{}", " ".repeat(columns.saturating_sub(width(text))))
 }
 
+/// Guesses per answer as text, `1:1 2:34 3:838` (k guesses: n answers), the one spelling of
+/// a distribution in every command's text.
+pub fn distribution_text<N: std::fmt::Display>(distribution: &[N]) -> String {
+    distribution
+        .iter()
+        .enumerate()
+        .map(|(k, n)| format!("{}:{n}", k + 1))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Writes words ten to a line, so long candidate lists stay readable.
 pub fn write_words(out: &mut dyn Write, words: &[String]) -> Result<()> {
     for line in words.chunks(10) {
@@ -85,5 +96,7 @@ mod tests {
         assert_eq!(width("ニドラン♀"), 9);
         assert_eq!(pad("ニドラン♀", 11), "ニドラン♀  ");
         assert_eq!(pad("salet", 3), "salet");
+        assert_eq!(distribution_text(&[1u32, 34, 838]), "1:1 2:34 3:838");
+        assert_eq!(distribution_text::<u64>(&[]), "");
     }
 }

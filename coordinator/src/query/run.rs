@@ -186,6 +186,14 @@ impl LoadedRun {
     }
 }
 
+/// Writes options kept as JSON text as the object they are (a string when unreadable).
+fn options_object<S: serde::Serializer>(options: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    match serde_json::from_str::<serde_json::Value>(options) {
+        Ok(value) => value.serialize(serializer),
+        Err(_) => serializer.serialize_str(options),
+    }
+}
+
 /// What is known about a run at a glance.
 #[derive(Debug, Clone, Serialize)]
 pub struct RunSummary {
@@ -197,7 +205,8 @@ pub struct RunSummary {
     pub game: String,
     /// Game fingerprint.
     pub fingerprint: String,
-    /// Solver options as JSON.
+    /// Solver options as JSON text (an object in JSON output, as docs/json.md names it).
+    #[serde(serialize_with = "options_object")]
     pub options: String,
     /// True once the optimal tree is stored.
     pub finished: bool,
@@ -207,7 +216,8 @@ pub struct RunSummary {
     pub first_guess_fixed: Option<String>,
     /// What the result may claim ("proven optimal", "proven optimal GIVEN THE FIRST GUESS W").
     pub claim: String,
-    /// Best first guess.
+    /// Best first guess (`first_guess` in JSON).
+    #[serde(rename = "first_guess")]
     pub best_first_guess: Option<String>,
     /// Its total.
     pub total: Option<u64>,

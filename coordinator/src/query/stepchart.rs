@@ -40,7 +40,8 @@ pub struct StepChart {
     pub steps: usize,
     /// The step's guess (the optimal next guess); `None` once won or when no strategy wins.
     pub guess: Option<String>,
-    /// Answers possible before the guess.
+    /// Answers possible before the guess (`count` in JSON).
+    #[serde(rename = "count")]
     pub candidates: usize,
     /// One row per pattern, in pattern order (灰灰灰灰灰 first).
     pub rows: Vec<StepRow>,

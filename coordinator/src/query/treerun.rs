@@ -58,19 +58,7 @@ pub enum TreeRunError {
 /// every answer, so a wrong tree is refused rather than served.
 pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, TreeRunError> {
     let shown = path.display().to_string();
-    let read_err = |why: String| TreeRunError::Read {
-        path: shown.clone(),
-        why,
-    };
-    let size = std::fs::metadata(path)
-        .map_err(|e| read_err(e.to_string()))?
-        .len();
-    if size > MAX_TREE_FILE_BYTES {
-        return Err(read_err(format!(
-            "{size} bytes, more than the {MAX_TREE_FILE_BYTES} a tree file may have"
-        )));
-    }
-    let text = std::fs::read_to_string(path).map_err(|e| read_err(e.to_string()))?;
+    let text = read_limited(path, &shown)?;
     let doc: Option<TreeDocument> = text
         .trim_start()
         .starts_with('{')
@@ -110,19 +98,11 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         )));
     }
     let total = u32::try_from(evaluation.total).unwrap_or(u32::MAX);
-    let proven = doc
-        .as_ref()
-        .and_then(|d| d.about["proven"].as_bool())
-        .unwrap_or(false);
-    let first = doc
-        .as_ref()
-        .and_then(|d| d.about["first_guess"].as_str())
-        .map(str::to_string);
-    let guesses_left = doc
-        .as_ref()
-        .and_then(|d| d.about["guesses_left"].as_u64())
-        .and_then(|g| u32::try_from(g).ok())
-        .unwrap_or(cap);
+    let Stated {
+        proven,
+        first,
+        guesses_left,
+    } = Stated::of(doc.as_ref(), cap);
     let best = FirstGuessValue {
         guess: tree.guess,
         outcome: Outcome::Exact {
@@ -160,6 +140,47 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         first,
         game,
     })
+}
+
+/// Reads the file whole, refusing one bigger than a tree file may be.
+fn read_limited(path: &Path, shown: &str) -> Result<String, TreeRunError> {
+    let read_err = |why: String| TreeRunError::Read {
+        path: shown.to_string(),
+        why,
+    };
+    let size = std::fs::metadata(path)
+        .map_err(|e| read_err(e.to_string()))?
+        .len();
+    if size > MAX_TREE_FILE_BYTES {
+        return Err(read_err(format!(
+            "{size} bytes, more than the {MAX_TREE_FILE_BYTES} a tree file may have"
+        )));
+    }
+    std::fs::read_to_string(path).map_err(|e| read_err(e.to_string()))
+}
+
+/// What a JSON tree document says of its solve; a text tree says nothing, so it is not
+/// proven and has the game's whole guess budget.
+struct Stated {
+    proven: bool,
+    first: Option<String>,
+    guesses_left: u32,
+}
+
+impl Stated {
+    fn of(doc: Option<&TreeDocument>, cap: u32) -> Stated {
+        let about = doc.map(|d| &d.about);
+        Stated {
+            proven: about.and_then(|a| a["proven"].as_bool()).unwrap_or(false),
+            first: about
+                .and_then(|a| a["first_guess"].as_str())
+                .map(str::to_string),
+            guesses_left: about
+                .and_then(|a| a["guesses_left"].as_u64())
+                .and_then(|g| u32::try_from(g).ok())
+                .unwrap_or(cap),
+        }
+    }
 }
 
 /// Unix seconds of the file's last change (0 when unknown).

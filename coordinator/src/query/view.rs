@@ -23,13 +23,15 @@ pub struct NextView {
     pub feasible: bool,
     /// The optimal next guess.
     pub guess: Option<String>,
-    /// How many answers are left.
+    /// How many answers are left (`count` in JSON, the name docs/json.md gives a count).
+    #[serde(rename = "count")]
     pub candidate_count: usize,
     /// The answers left, when at most [`LIST_CANDIDATES_UP_TO`].
     pub candidates: Option<Vec<String>>,
     /// Further guesses in total over the candidates, the next one included.
     pub total: Option<u64>,
-    /// total / candidate_count.
+    /// total / candidate_count: expected further guesses (`mean` in JSON).
+    #[serde(rename = "mean")]
     pub expected: Option<f64>,
     /// Most further guesses.
     pub worst: Option<u32>,

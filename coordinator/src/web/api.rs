@@ -67,8 +67,9 @@ pub struct HistoryJson {
     /// The guesses so far.
     #[serde(default)]
     pub history: Vec<StepJson>,
-    /// For `/chart` before any guess: the first guess to chart (default: the run's best).
-    #[serde(default)]
+    /// For `/chart` before any guess: the first guess to chart (default: the run's best);
+    /// `first_guess` as docs/json.md names it, `first` still accepted.
+    #[serde(default, rename = "first_guess", alias = "first")]
     pub first: String,
 }
 
@@ -104,10 +105,19 @@ impl RunJson {
     }
 }
 
+/// The answer to `/runs`: an object, as every JSON document of hakase is.
+#[derive(Debug, Serialize)]
+pub struct RunsJson {
+    /// The runs served.
+    pub runs: Vec<RunJson>,
+}
+
 /// `GET /runs`.
-async fn runs(State(service): Shared) -> Json<Vec<RunJson>> {
+async fn runs(State(service): Shared) -> Json<RunsJson> {
     let catalog = service.catalog().current();
-    Json(catalog.runs().map(|r| RunJson::new(r)).collect())
+    Json(RunsJson {
+        runs: catalog.runs().map(|r| RunJson::new(r)).collect(),
+    })
 }
 
 fn source_of(code: i32) -> Source {

@@ -12,8 +12,8 @@ use hakase_core::tree::build_tree;
 use hakase_core::FeedbackTable;
 use hakase_device::{ChartView, Frame, Ink, PanelColour, HEIGHT, WIDTH};
 
-/// pokemon-qiita2023, first guess レントラー, second guesses and mean from the entropy strategy
-/// (a heuristic, so not proven).
+/// pokemon-qiita2023, first guess レントラー, second guesses, mean and each row's total and
+/// worst from the entropy strategy (a heuristic, so not proven).
 pub fn rentora_view() -> ChartView {
     let game = load_preset("pokemon-qiita2023").expect("preset");
     let table = FeedbackTable::build(&game);
@@ -33,7 +33,21 @@ pub fn rentora_view() -> ChartView {
         }
     });
     let mean = tree.evaluate(&game, &table, &answers).mean();
-    ChartView::from_chart(&game, &chart, Some(mean), hakase_device::Label::Heuristic)
+    let mut view =
+        ChartView::from_chart(&game, &chart, Some(mean), hakase_device::Label::Heuristic);
+    for (row, chart_row) in view.rows.iter_mut().zip(&chart.rows) {
+        let n = chart_row.candidates.len() as u64;
+        let (total, worst) = match tree.branch(chart_row.pattern) {
+            Some(child) if !chart_row.pattern.is_win() => {
+                let eval = child.evaluate(&game, &table, &chart_row.candidates);
+                (eval.total + n, eval.worst + 1)
+            }
+            _ => (1, 1),
+        };
+        row.total = Some(total);
+        row.worst = Some(worst);
+    }
+    view
 }
 
 pub fn golden_dir() -> PathBuf {

@@ -191,7 +191,7 @@ function renderRunInfo() {
   const mean = run.total ? (run.total / run.answers).toFixed(4) : "?";
   $("run-info").textContent =
     `${run.game}: ${run.answers} ${t("answers")}, ${run.tries} ${t("tries")} · ` +
-    `${run.best_first_guess || "?"} → ${run.total ?? "?"} (${mean}) · ${proof}`;
+    `${run.first_guess || "?"} → ${run.total ?? "?"} (${mean}) · ${proof}`;
 }
 
 function tile(ch, cell) {
@@ -271,8 +271,8 @@ function renderAdvice() {
   $("source").textContent = next.won || !next.guess
     ? ""
     : next.source === "computed" ? t("computed") : t("fromTree");
-  $("remaining").textContent = String(next.candidate_count);
-  $("expected").textContent = next.won ? "0" : next.expected != null ? next.expected.toFixed(3) : "—";
+  $("remaining").textContent = String(next.count);
+  $("expected").textContent = next.won ? "0" : next.mean != null ? next.mean.toFixed(3) : "—";
   $("worst").textContent = next.won ? "0" : next.worst != null ? t("guesses", next.worst) : "—";
   const list = $("candidates");
   list.replaceChildren();
@@ -458,7 +458,7 @@ async function main() {
   $("apply-paste").addEventListener("click", applyPaste);
   $("run").addEventListener("change", (e) => chooseRun(e.target.value));
   try {
-    state.runs = await api("runs");
+    state.runs = (await api("runs")).runs;
   } catch (e) {
     showError(e.message);
   }
