@@ -93,6 +93,15 @@ impl Solver<'_> {
                 return Outcome::AtLeast(entry.value);
             }
         }
+        if let Some((value, guess)) = self.small_exact(set, depth, hard, inherited) {
+            let entry = MemoEntry {
+                value,
+                exact: true,
+                guess,
+            };
+            self.memo.put(key, entry);
+            return Outcome::Exact { value, guess };
+        }
         self.stats.nodes.fetch_add(1, Ordering::Relaxed);
         let scan = self.scan(set, depth, hard, inherited, beta);
         let here = Here {
@@ -169,7 +178,7 @@ impl Solver<'_> {
     /// optimum, and the one a full scan would pick (smallest bound, then Σ part², then id).
     /// Checking the n candidates costs n² lookups instead of a scan of every guess; with two
     /// or more guesses left the budget always suffices.
-    fn perfect_candidate(&self, set: &[AnswerId]) -> Option<GuessId> {
+    pub(crate) fn perfect_candidate(&self, set: &[AnswerId]) -> Option<GuessId> {
         if set.len() > PERFECT_CHECK_MAX || self.config.top_k.is_some() {
             return None;
         }
@@ -359,7 +368,7 @@ impl Solver<'_> {
         parts
     }
 
-    fn child_hard(
+    pub(crate) fn child_hard(
         &self,
         hard: &HardState,
         word: &crate::word::Word,
