@@ -20,7 +20,6 @@ mod root;
 mod scan;
 mod search;
 mod sizes;
-mod small;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -93,15 +93,6 @@ impl Solver<'_> {
                 return Outcome::AtLeast(entry.value);
             }
         }
-        if let Some((value, guess)) = self.small_exact(set, depth, hard, inherited) {
-            let entry = MemoEntry {
-                value,
-                exact: true,
-                guess,
-            };
-            self.memo.put(key, entry);
-            return Outcome::Exact { value, guess };
-        }
         self.stats.nodes.fetch_add(1, Ordering::Relaxed);
         let scan = self.scan(set, depth, hard, inherited, beta);
         let here = Here {
