@@ -1,32 +1,57 @@
 //! What one exact solve costs, in the solver's own counters: `cargo run --release -p
-//! hakase-core --example solve_cost -- GAME [FIRST]`. With `RAYON_NUM_THREADS=1` the counters
-//! are the same on every run, so a change to the search can be judged without a quiet machine.
+//! hakase-core --example solve_cost -- GAME [FIRST] [--worst] [--hard]`. With
+//! `RAYON_NUM_THREADS=1` the counters are the same on every run, so a change to the search can
+//! be judged without a quiet machine.
 
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use hakase_core::presets::load_preset;
-use hakase_core::solver::{FirstGuesses, Solver, SolverConfig, DEFAULT_MEMO_ENTRIES};
+use hakase_core::solver::{
+    FirstGuesses, Mode, Objective, Solver, SolverConfig, DEFAULT_MEMO_ENTRIES,
+};
 use hakase_core::FeedbackTable;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let name = args.next().unwrap_or_else(|| "pokemon-qiita2023".into());
+    let (flags, mut args): (Vec<String>, Vec<String>) =
+        std::env::args().skip(1).partition(|a| a.starts_with("--"));
+    args.reverse();
+    let name = args.pop().unwrap_or_else(|| "pokemon-qiita2023".into());
     let game = load_preset(&name)?;
     let table = FeedbackTable::build(&game);
-    let first = match args.next() {
+    let first = match args.pop() {
         Some(word) => FirstGuesses::Only(game.find_guess(&word)?),
         None => FirstGuesses::Best,
     };
-    let solver = Solver::new(&game, &table, SolverConfig::default(), DEFAULT_MEMO_ENTRIES);
+    let mut config = SolverConfig::default();
+    for flag in &flags {
+        match flag.as_str() {
+            "--worst" => config.objective = Objective::Worst,
+            "--hard" => config.mode = Mode::Hard,
+            other => return Err(format!("unknown option {other}").into()),
+        }
+    }
+    let solver = Solver::new(&game, &table, config, DEFAULT_MEMO_ENTRIES);
     let start = Instant::now();
-    let solution = solver.solve_game(first, &|_| {});
+    // Progress to stderr every 25 first guesses, so a long run shows where it is.
+    let solution = solver.solve_game(first, &|p| {
+        if p.done % 25 == 0 || p.done == p.total {
+            eprintln!(
+                "[{:8.1}s] within {}: {}/{} first guesses",
+                start.elapsed().as_secs_f64(),
+                p.guesses_left,
+                p.done,
+                p.total
+            );
+        }
+    });
     let best = solution
         .best
         .map_or("none".to_string(), |b| format!("{}", b.outcome.value()));
     let s = &solver.stats;
     println!(
-        "{name} value {best} wall {:.3}s nodes {} scans {} scanned_pairs {} memo_hits {}",
+        "{name} value {best} within {} wall {:.3}s nodes {} scans {} scanned_pairs {} memo_hits {}",
+        solution.guesses_left,
         start.elapsed().as_secs_f64(),
         s.nodes.load(Ordering::Relaxed),
         s.scans.load(Ordering::Relaxed),

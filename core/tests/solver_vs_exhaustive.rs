@@ -6,7 +6,8 @@ use std::collections::HashMap;
 
 use hakase_core::game::{AnswerId, Game, GuessId, WordListInput};
 use hakase_core::presets::species;
-use hakase_core::solver::{FirstGuesses, Mode, Objective, Solver, SolverConfig, INFEASIBLE};
+use hakase_core::solver::hard::HardState;
+use hakase_core::solver::{FirstGuesses, Mode, Node, Objective, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{feedback, FeedbackTable, Pattern, PatternStyle};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -19,6 +20,7 @@ struct Exhaustive<'a> {
     game: &'a Game,
     mode: Mode,
     memo: HashMap<(Vec<AnswerId>, u32, Vec<GuessId>), u32>,
+    reach_memo: HashMap<(Vec<AnswerId>, u32, Vec<GuessId>), bool>,
     /// Every guess's letters, and its pattern against every answer, computed once here with
     /// the rule function (not the solver's table).
     letters: Vec<Vec<char>>,
@@ -39,6 +41,7 @@ impl<'a> Exhaustive<'a> {
             game,
             mode,
             memo: HashMap::new(),
+            reach_memo: HashMap::new(),
             letters,
             patterns,
         }
@@ -46,6 +49,20 @@ impl<'a> Exhaustive<'a> {
 }
 
 impl Exhaustive<'_> {
+    /// The non-winning parts `guess` splits `set` into, by pattern code.
+    fn parts(&self, set: &[AnswerId], guess: GuessId) -> Vec<(u8, Vec<AnswerId>)> {
+        let mut parts: HashMap<u8, Vec<AnswerId>> = HashMap::new();
+        for &a in set {
+            let code = self.patterns[guess as usize][a as usize];
+            if !Pattern(code).is_win() {
+                parts.entry(code).or_default().push(a);
+            }
+        }
+        let mut parts: Vec<(u8, Vec<AnswerId>)> = parts.into_iter().collect();
+        parts.sort_unstable();
+        parts
+    }
+
     fn everything(&self) -> Vec<GuessId> {
         (0..self.game.guesses().len() as GuessId).collect()
     }
@@ -121,22 +138,10 @@ impl Exhaustive<'_> {
         }
         let mut best = INF;
         for g in allowed {
-            let mut parts: HashMap<u8, Vec<AnswerId>> = HashMap::new();
-            for &a in set {
-                parts
-                    .entry(self.patterns[g as usize][a as usize])
-                    .or_default()
-                    .push(a);
-            }
             let mut sum = set.len() as u32;
-            let mut codes: Vec<u8> = parts.keys().copied().collect();
-            codes.sort_unstable();
-            for code in codes {
-                if Pattern(code).is_win() {
-                    continue;
-                }
+            for (code, part) in self.parts(set, g) {
                 let next = self.allowed_after(hard_allowed, (g, code));
-                let v = self.total(&parts[&code], depth - 1, &next);
+                let v = self.total(&part, depth - 1, &next);
                 if v == INF {
                     sum = INF;
                     break;
@@ -149,10 +154,39 @@ impl Exhaustive<'_> {
         best
     }
 
+    /// True when some strategy finds every answer of `set` within `depth` guesses: plain
+    /// minimax over every allowed guess, memoised like `total`.
+    fn reaches(&mut self, set: &[AnswerId], depth: u32, hard_allowed: &[GuessId]) -> bool {
+        if set.is_empty() {
+            return true;
+        }
+        if depth == 0 {
+            return false;
+        }
+        let allowed = self.allowed(set, hard_allowed);
+        let state = if self.mode == Mode::Hard {
+            allowed.clone()
+        } else {
+            Vec::new()
+        };
+        let key = (set.to_vec(), depth, state);
+        if let Some(&known) = self.reach_memo.get(&key) {
+            return known;
+        }
+        let found = allowed.iter().any(|&g| {
+            self.parts(set, g).iter().all(|(code, part)| {
+                let next = self.allowed_after(hard_allowed, (g, *code));
+                self.reaches(part, depth - 1, &next)
+            })
+        });
+        self.reach_memo.insert(key, found);
+        found
+    }
+
     /// The fewest guesses that always win, computed without the total at all.
     fn worst(&mut self, set: &[AnswerId], cap: u32) -> Option<u32> {
         let everything = self.everything();
-        (1..=cap).find(|&d| self.total(set, d, &everything) != INF)
+        (1..=cap).find(|&d| self.reaches(set, d, &everything))
     }
 }
 
@@ -327,6 +361,98 @@ fn tiny_alphabet_games_match_plain_search() {
         let game = random_tiny_alphabet_game(&mut rng, tries);
         for (config, name) in configs() {
             check(&game, config, &format!("abc game {round} {name}"));
+        }
+    }
+}
+
+/// The depth-only search's least worst case of random answer sets (every subset a root of its
+/// own), in every mode, against plain minimax: 10 games × 3 modes × 12 sets.
+#[test]
+fn least_worst_case_of_random_sets_matches_plain_minimax() {
+    let mut rng = StdRng::seed_from_u64(16);
+    for round in 0..10 {
+        let game = if round % 2 == 0 {
+            random_pokemon_game(&mut rng)
+        } else {
+            random_tiny_alphabet_game(&mut rng, 6)
+        };
+        let table = FeedbackTable::build(&game);
+        for mode in [Mode::Normal, Mode::Hard, Mode::Strict] {
+            if mode == Mode::Hard && round % 4 != 0 {
+                continue;
+            }
+            let config = SolverConfig {
+                mode,
+                ..SolverConfig::default()
+            };
+            let solver = Solver::new(&game, &table, config, 1 << 14);
+            let mut plain = Exhaustive::new(&game, mode);
+            let cap = game.tries();
+            for _ in 0..12 {
+                let keep = rng.gen_range(0.2..1.0);
+                let set: Vec<AnswerId> = game
+                    .all_answers()
+                    .into_iter()
+                    .filter(|_| rng.gen_bool(keep))
+                    .collect();
+                let node = Node {
+                    candidates: set.clone(),
+                    guesses_left: cap,
+                    hard: HardState::default(),
+                };
+                assert_eq!(
+                    solver.least_worst_case(&node),
+                    plain.worst(&set, cap),
+                    "game {round} {mode:?}: {} answers",
+                    set.len()
+                );
+            }
+        }
+    }
+}
+
+/// Worst-case objective from one first guess: the budget is the least that wins after it,
+/// and the total the least within that budget.
+#[test]
+fn worst_case_from_a_given_first_guess_matches_plain_minimax() {
+    let mut rng = StdRng::seed_from_u64(61);
+    for round in 0..4 {
+        let game = random_pokemon_game(&mut rng);
+        let table = FeedbackTable::build(&game);
+        let config = SolverConfig {
+            objective: Objective::Worst,
+            ..SolverConfig::default()
+        };
+        let solver = Solver::new(&game, &table, config, 1 << 14);
+        let mut plain = Exhaustive::new(&game, Mode::Normal);
+        let all = game.all_answers();
+        let everything = plain.everything();
+        for _ in 0..3 {
+            // A guess that does not split the answers is never played: draw one that does.
+            let (first, parts) = loop {
+                let first = rng.gen_range(0..game.guesses().len()) as GuessId;
+                let parts = plain.parts(&all, first);
+                if parts.len() > 1 || parts[0].1.len() < all.len() {
+                    break (first, parts);
+                }
+            };
+            let solution = solver.solve_game(FirstGuesses::Only(first), &|_| {});
+            let expected = (2..=game.tries()).find(|&d| {
+                parts
+                    .iter()
+                    .all(|(_, part)| plain.reaches(part, d - 1, &everything))
+            });
+            let best = solution
+                .best
+                .expect("a first guess that splits is winnable");
+            let d = expected.expect("within the tries");
+            assert_eq!(solution.guesses_left, d, "game {round} first {first}");
+            let total = all.len() as u32
+                + parts
+                    .iter()
+                    .map(|(_, part)| plain.total(part, d - 1, &everything))
+                    .sum::<u32>();
+            assert_eq!(best.outcome.value(), total, "game {round} first {first}");
         }
     }
 }

@@ -31,6 +31,19 @@ pub fn min_total(n: u32, guesses: u32, branching: u32) -> u32 {
     INFEASIBLE
 }
 
+/// The most answers any strategy can find within `guesses` guesses when no guess splits a set
+/// into more than `branching` non-winning parts: each guess wins at most one answer and leaves
+/// at most `branching` parts, so 1 + b + … + b^(guesses − 1).
+pub fn capacity(guesses: u32, branching: u32) -> u64 {
+    let mut total = 0u64;
+    let mut level = 1u64;
+    for _ in 0..guesses {
+        total = total.saturating_add(level);
+        level = level.saturating_mul(u64::from(branching));
+    }
+    total
+}
+
 /// The fewest guesses that can possibly find all `n` answers when no guess makes more than
 /// `branching` non-winning parts: the smallest worst case any strategy could reach.
 pub fn min_depth(n: u32, branching: u32) -> u32 {
@@ -68,5 +81,21 @@ mod tests {
         assert_eq!(min_depth(10, 2), 4);
         assert_eq!(min_depth(1, 0), 1);
         assert_eq!(min_total(3, 1, 5), INFEASIBLE);
+    }
+
+    #[test]
+    fn capacity_counts_one_answer_per_node() {
+        assert_eq!(capacity(0, 7), 0);
+        assert_eq!(capacity(1, 7), 1);
+        assert_eq!(capacity(2, 7), 8);
+        assert_eq!(capacity(4, 2), 15);
+        assert_eq!(capacity(3, 0), 1);
+        assert_eq!(capacity(60, 200), u64::MAX);
+        // The capacity within min_depth guesses holds n, one guess fewer does not.
+        for (n, b) in [(10, 2), (515, 40), (2315, 150), (3, 1)] {
+            let d = min_depth(n, b);
+            assert!(capacity(d, b) >= u64::from(n));
+            assert!(capacity(d - 1, b) < u64::from(n));
+        }
     }
 }

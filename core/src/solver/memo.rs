@@ -51,34 +51,40 @@ pub trait Memo: Send + Sync {
 
 const SHARDS: usize = 64;
 
-/// An in-memory table with a size cap. Each shard keeps two generations: when the current
-/// one is full it becomes the old one and the previous old one is dropped, so the table
-/// forgets the least recently stored half instead of failing or growing without bound.
-pub struct MemoryMemo {
-    shards: Vec<Mutex<Shard>>,
+/// A size-capped concurrent map from subproblem keys to facts. Each shard keeps two
+/// generations: when the current one is full it becomes the old one and the previous old one
+/// is dropped, so the table forgets the least recently stored half instead of failing or
+/// growing without bound.
+pub(crate) struct Generations<V> {
+    shards: Vec<Mutex<Shard<V>>>,
     per_shard: usize,
 }
 
-#[derive(Default)]
-struct Shard {
-    current: HashMap<MemoKey, MemoEntry>,
-    old: HashMap<MemoKey, MemoEntry>,
+struct Shard<V> {
+    current: HashMap<MemoKey, V>,
+    old: HashMap<MemoKey, V>,
 }
 
-/// Bytes one table entry takes, roughly, for sizing the cap from a memory budget.
-pub const BYTES_PER_ENTRY: usize = 48;
+impl<V> Default for Shard<V> {
+    fn default() -> Self {
+        Shard {
+            current: HashMap::new(),
+            old: HashMap::new(),
+        }
+    }
+}
 
-impl MemoryMemo {
+impl<V: Copy> Generations<V> {
     /// A table holding at most about `capacity` entries.
-    pub fn new(capacity: usize) -> MemoryMemo {
-        MemoryMemo {
+    pub(crate) fn new(capacity: usize) -> Generations<V> {
+        Generations {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             per_shard: (capacity / SHARDS / 2).max(16),
         }
     }
 
     /// Entries held now.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.shards
             .iter()
             .map(|s| {
@@ -88,25 +94,12 @@ impl MemoryMemo {
             .sum()
     }
 
-    /// True when nothing is stored.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    fn shard(&self, key: MemoKey) -> &Mutex<Shard> {
+    fn shard(&self, key: MemoKey) -> &Mutex<Shard<V>> {
         &self.shards[(key.0 as usize) % SHARDS]
     }
-}
 
-fn lock(shard: &Mutex<Shard>) -> std::sync::MutexGuard<'_, Shard> {
-    // A panic elsewhere cannot leave a shard half-written: every update is one insert.
-    shard
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-impl Memo for MemoryMemo {
-    fn get(&self, key: MemoKey) -> Option<MemoEntry> {
+    /// What is stored for `key`, if anything.
+    pub(crate) fn get(&self, key: MemoKey) -> Option<V> {
         let shard = lock(self.shard(key));
         shard
             .current
@@ -115,17 +108,64 @@ impl Memo for MemoryMemo {
             .copied()
     }
 
-    fn put(&self, key: MemoKey, entry: MemoEntry) {
+    /// Stores `combine(what is stored now, if anything)` under `key`.
+    pub(crate) fn update(&self, key: MemoKey, combine: impl FnOnce(Option<V>) -> V) {
         let mut shard = lock(self.shard(key));
         let known = shard
             .current
             .get(&key)
             .or_else(|| shard.old.get(&key))
             .copied();
-        let entry = known.map_or(entry, |k| k.merge(entry));
+        let entry = combine(known);
         if shard.current.len() >= self.per_shard && !shard.current.contains_key(&key) {
             shard.old = std::mem::take(&mut shard.current);
         }
         shard.current.insert(key, entry);
+    }
+}
+
+fn lock<V>(shard: &Mutex<Shard<V>>) -> std::sync::MutexGuard<'_, Shard<V>> {
+    // A panic elsewhere cannot leave a shard half-written: every update is one insert.
+    shard
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// An in-memory table with a size cap that forgets its least recently stored half when full
+/// (see [`Generations`]).
+pub struct MemoryMemo {
+    table: Generations<MemoEntry>,
+}
+
+/// Bytes one table entry takes, roughly, for sizing the cap from a memory budget.
+pub const BYTES_PER_ENTRY: usize = 48;
+
+impl MemoryMemo {
+    /// A table holding at most about `capacity` entries.
+    pub fn new(capacity: usize) -> MemoryMemo {
+        MemoryMemo {
+            table: Generations::new(capacity),
+        }
+    }
+
+    /// Entries held now.
+    pub fn len(&self) -> usize {
+        self.table.len()
+    }
+
+    /// True when nothing is stored.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Memo for MemoryMemo {
+    fn get(&self, key: MemoKey) -> Option<MemoEntry> {
+        self.table.get(key)
+    }
+
+    fn put(&self, key: MemoKey, entry: MemoEntry) {
+        self.table
+            .update(key, |known| known.map_or(entry, |k| k.merge(entry)));
     }
 }

@@ -12,12 +12,14 @@
 //! whatever the thread count or the memo contents.
 
 pub mod bounds;
+mod depth;
 mod floor;
 pub mod hard;
 pub mod memo;
 mod root;
 mod scan;
 mod search;
+mod sizes;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -27,7 +29,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::{AnswerId, Game, GuessId};
 use crate::table::FeedbackTable;
 use hard::HardState;
-use memo::{Memo, MemoryMemo};
+use memo::{Generations, Memo, MemoryMemo};
 
 pub use root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution};
 
@@ -164,6 +166,11 @@ pub struct Solver<'g> {
     table: &'g FeedbackTable,
     config: SolverConfig,
     memo: Arc<dyn Memo + 'g>,
+    /// The depth-only search's facts (see the `depth` module).
+    reach: Generations<depth::Reach>,
+    /// The depth-only search's counting bound ([`bounds::capacity`]); a field so that a test
+    /// can put a deliberately inadmissible one in its place and see the search go wrong.
+    depth_capacity: fn(u32, u32) -> u64,
     salt: [u8; 9],
     every_guess: Vec<GuessId>,
     /// Search counters.
@@ -197,6 +204,8 @@ impl<'g> Solver<'g> {
             table,
             config,
             memo,
+            reach: Generations::new(depth::REACH_ENTRIES),
+            depth_capacity: bounds::capacity,
             salt,
             every_guess: (0..game.guesses().len() as GuessId).collect(),
             stats: Stats::default(),

@@ -6,7 +6,6 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::bounds::min_depth;
 use super::search::in_order_parallel;
 use super::{Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE};
 use crate::game::GuessId;
@@ -95,7 +94,7 @@ impl Checkpoint for NoCheckpoint {
 
 impl Solver<'_> {
     /// Solves the game: for `total`, under the game's tries (or the cap); for `worst`, at the
-    /// smallest budget that can be won, found by deepening from a counting bound.
+    /// smallest budget that can be won, found by the depth-only search (see `depth`).
     pub fn solve_game(
         &self,
         first: FirstGuesses,
@@ -117,13 +116,17 @@ impl Solver<'_> {
         let cap = self.config.guess_cap(self.game);
         let budgets: Vec<u32> = match self.config.objective {
             Objective::Total => vec![cap],
+            // The smallest budget that wins, proven by the depth-only search, then the least
+            // total within it; when none does, the cap's (empty) ranking.
+            Objective::Worst if self.config.is_exact() => {
+                let least = self.least_budget(first, cap, progress, checkpoint)?;
+                vec![least.unwrap_or(cap)]
+            }
+            // A restricted search deepens with its own (restricted) total search, so that its
+            // budget and its total come from the same guesses.
             Objective::Worst => {
                 let root = self.root(cap);
-                let branching = self
-                    .scan(&root.candidates, cap.max(2), &root.hard, None, INFEASIBLE)
-                    .branching;
-                let start = min_depth(root.candidates.len() as u32, branching).max(1);
-                (start..=cap).collect()
+                (self.depth_start(&root.candidates, &root.hard)..=cap).collect()
             }
         };
         let mut last = None;

@@ -169,7 +169,7 @@ impl Solver<'_> {
     /// optimum, and the one a full scan would pick (smallest bound, then Σ part², then id).
     /// Checking the n candidates costs n² lookups instead of a scan of every guess; with two
     /// or more guesses left the budget always suffices.
-    fn perfect_candidate(&self, set: &[AnswerId]) -> Option<GuessId> {
+    pub(crate) fn perfect_candidate(&self, set: &[AnswerId]) -> Option<GuessId> {
         if set.len() > PERFECT_CHECK_MAX || self.config.top_k.is_some() {
             return None;
         }
@@ -359,7 +359,7 @@ impl Solver<'_> {
         parts
     }
 
-    fn child_hard(
+    pub(crate) fn child_hard(
         &self,
         hard: &HardState,
         word: &crate::word::Word,
