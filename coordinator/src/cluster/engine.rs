@@ -891,25 +891,26 @@ impl Engine {
                 .map(|(claim, _)| claim.first)
                 .find(|&i| Some(i) != best);
             for (claim, outcome) in needed {
+                let decisive = Some(claim.first) == runner_up || Some(claim.first) == best;
                 if state
                     .confirmed
                     .get(&claim.id)
                     .is_some_and(|&b| b >= claim.cutoff)
                 {
                     // Confirmed early, as part of the sample: that re-run is the decisive one.
-                    if Some(claim.id) == decisive && state.audit.rerun_policy > 0 {
+                    if decisive && state.audit.rerun_policy > 0 {
                         state.audit.rerun_policy -= 1;
                         state.audit.rerun_decisive += 1;
                     }
                     continue;
                 }
                 if let Some(running) = state.rechecks.get_mut(&claim.id) {
-                    if Some(claim.id) == decisive {
+                    if decisive {
                         running.reason = Reason::Decisive;
                     }
                     continue;
                 }
-                let reason = if Some(claim.first) == runner_up || Some(claim.first) == best {
+                let reason = if decisive {
                     Reason::Decisive
                 } else if policy.sampled(&run, claim.id) {
                     Reason::Policy
