@@ -7,7 +7,6 @@
 //! [`refresh`] drives the panel through any embedded-hal 1.0 implementation.
 
 #![warn(missing_docs)]
-#![warn(missing_docs)]
 
 pub mod c_header;
 pub mod error;
