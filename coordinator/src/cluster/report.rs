@@ -96,8 +96,8 @@ pub fn to_json(game: &Game, solution: &Solution) -> serde_json::Value {
     json!({
         "game": game.name(),
         "fingerprint": game.fingerprint(),
-        "best_guess": solution.best.map(|b| game.guess_text(b.guess).to_string()),
-        "value": solution.best.map(|b| b.outcome.value()),
+        "first_guess": solution.best.map(|b| game.guess_text(b.guess).to_string()),
+        "total": solution.best.map(|b| b.outcome.value()),
         "guesses_left": solution.guesses_left,
         "proven": solution.proven,
         "ranking": solution.ranking.iter().take(20).map(|v| json!({
