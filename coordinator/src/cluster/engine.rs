@@ -796,7 +796,7 @@ impl Engine {
 
     /// Plans the search again from the results known now (after some were forgotten).
     fn restart_search(&self, state: &mut State) {
-        state.planner = state.planner.restarted();
+        state.planner = Planner::new(self.game, self.table, self.config.clone(), self.params.plan);
         state.rechecks.clear();
         state.auditing = false;
         for entry in state.jobs.values_mut() {

@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use hakase_core::solver::bounds::min_depth;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{
     FirstGuessValue, GuessBound, Mode, Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE,
@@ -149,8 +150,6 @@ struct Level {
 
 /// The plan of a whole run (for the worst-case objective, one level per budget tried).
 pub struct Planner {
-    game: &'static Game,
-    table: &'static FeedbackTable,
     solver: Solver<'static>,
     fingerprint: String,
     config: SolverConfig,
@@ -173,9 +172,7 @@ pub struct Plan {
 const PLANNER_MEMO: usize = 2_000_000;
 
 impl Planner {
-    /// A plan for `game` under `config`. For the worst-case objective the fewest guesses that
-    /// always win are proven first by the depth-only search (no totals, seconds where
-    /// deepening the total search takes minutes), so only that budget is searched for totals.
+    /// A plan for `game` under `config`.
     pub fn new(
         game: &'static Game,
         table: &'static FeedbackTable,
@@ -186,44 +183,19 @@ impl Planner {
         let cap = config.guess_cap(game);
         let budgets: Vec<u32> = match config.objective {
             Objective::Total => vec![cap],
-            Objective::Worst => match solver.least_worst_case(&solver.root(cap)) {
-                Some(least) => (least.max(1)..=cap).collect(),
-                // No budget wins every answer: the search at the cap says so.
-                None => vec![cap],
-            },
+            Objective::Worst => {
+                let root = solver.root(cap);
+                let branching = solver.guess_order(&root).branching;
+                let start = min_depth(root.candidates.len() as u32, branching).max(1);
+                (start..=cap).collect()
+            }
         };
-        Planner::with_budgets(game, table, config, params, budgets)
-    }
-
-    /// The same plan started again from what is known (after results were forgotten),
-    /// without proving the worst-case budget again.
-    pub fn restarted(&self) -> Planner {
-        Planner::with_budgets(
-            self.game,
-            self.table,
-            self.config.clone(),
-            self.params,
-            self.budgets.clone(),
-        )
-    }
-
-    fn with_budgets(
-        game: &'static Game,
-        table: &'static FeedbackTable,
-        config: SolverConfig,
-        params: PlanParams,
-        budgets: Vec<u32>,
-    ) -> Planner {
-        let solver = Solver::new(game, table, config.clone(), PLANNER_MEMO);
-        let cap = config.guess_cap(game);
         let level = Level::new(
             &solver,
             budgets.first().copied().unwrap_or(cap),
             params.rank_all,
         );
         Planner {
-            game,
-            table,
             fingerprint: game.fingerprint().to_string(),
             solver,
             config,
