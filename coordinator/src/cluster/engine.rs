@@ -981,7 +981,7 @@ impl Engine {
             .filter(|w| w.seen >= live)
             .map(|w| w.slots)
             .sum();
-        (32 * slots).max(self.params.min_outstanding)
+        (6 * slots).max(self.params.min_outstanding)
     }
 
     /// One planning pass: settles what the results allow and queues the jobs needed now.

@@ -233,7 +233,7 @@ impl Cluster for Services {
                 incumbent: None,
             },
             Some(jobs) => LeaseReply {
-                retry_ms: if jobs.is_empty() { 5 } else { 0 },
+                retry_ms: if jobs.is_empty() { 20 } else { 0 },
                 jobs: jobs
                     .iter()
                     .map(|j| {
