@@ -261,6 +261,20 @@ pub fn essentials_of_output(stdout: &str) -> serde_json::Value {
     essentials(&solution)
 }
 
+/// Waits for a coordinator to finish, asserts that its result is `reference`'s (value,
+/// first guess and tree) and returns its whole `--json` document, for the counters and the
+/// audit.
+pub fn finished_as(coordinator: &mut Proc, reference: &Solution) -> serde_json::Value {
+    assert!(
+        coordinator.wait(Duration::from_secs(300)).success(),
+        "{}",
+        coordinator.errors()
+    );
+    let output = coordinator.output();
+    assert_eq!(essentials_of_output(&output), essentials(reference));
+    serde_json::from_str(&output).expect("JSON")
+}
+
 /// One line of a worker's job log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JobEvent {

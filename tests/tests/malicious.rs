@@ -231,16 +231,7 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
 
     // One honest worker finishes the run; the re-runs catch the bounder.
     let mut worker = start_worker(&dir, "honest", &url, &[]);
-    assert!(
-        coordinator.wait(Duration::from_secs(300)).success(),
-        "{}",
-        coordinator.errors()
-    );
-    assert_eq!(
-        essentials_of_output(&coordinator.output()),
-        essentials(&reference)
-    );
-    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON");
+    let doc = finished_as(&mut coordinator, &reference);
     let audit = &doc["status"]["audit"];
     assert_eq!(
         audit["quarantined"].as_array().map(Vec::len),
@@ -368,16 +359,7 @@ fn part_claims_are_audited_and_a_quarantine_outlives_a_restart() {
     assert!(forged > 0);
 
     let mut worker = start_worker(&dir, "honest", &url, &["--token", HONEST]);
-    assert!(
-        coordinator.wait(Duration::from_secs(300)).success(),
-        "{}",
-        coordinator.errors()
-    );
-    assert_eq!(
-        essentials_of_output(&coordinator.output()),
-        essentials(&reference)
-    );
-    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON");
+    let doc = finished_as(&mut coordinator, &reference);
     let audit = &doc["status"]["audit"];
     let quarantined: Vec<u64> = audit["quarantined"]
         .as_array()
