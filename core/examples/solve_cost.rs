@@ -3,7 +3,6 @@
 //! `RAYON_NUM_THREADS=1` the counters are the same on every run, so a change to the search can
 //! be judged without a quiet machine.
 
-use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use hakase_core::presets::load_preset;
@@ -48,15 +47,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let best = solution
         .best
         .map_or("none".to_string(), |b| format!("{}", b.outcome.value()));
-    let s = &solver.stats;
     println!(
-        "{name} value {best} within {} wall {:.3}s nodes {} scans {} scanned_pairs {} memo_hits {}",
+        "{name} value {best} within {} wall {:.3}s {}",
         solution.guesses_left,
         start.elapsed().as_secs_f64(),
-        s.nodes.load(Ordering::Relaxed),
-        s.scans.load(Ordering::Relaxed),
-        s.scanned_pairs.load(Ordering::Relaxed),
-        s.memo_hits.load(Ordering::Relaxed),
+        solver.stats.summary(),
     );
     Ok(())
 }

@@ -44,6 +44,11 @@ impl Pattern {
 
     /// The first `len` cells.
     pub fn cells(self, len: usize) -> Vec<Cell> {
+        self.cell_array()[..len.min(BOARD)].to_vec()
+    }
+
+    /// All [`BOARD`] cells, first position first, without allocating (hot in hard mode).
+    pub fn cell_array(self) -> [Cell; BOARD] {
         let mut digits = [Cell::Gray; BOARD];
         let mut code = self.0;
         for slot in digits.iter_mut().rev() {
@@ -54,7 +59,7 @@ impl Pattern {
             };
             code /= 3;
         }
-        digits[..len.min(BOARD)].to_vec()
+        digits
     }
 
     /// True for the winning pattern.

@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::Pattern;
+use crate::pattern::{Pattern, PATTERNS};
 use crate::word::{Word, BOARD};
 
 /// Most cells (guesses × answers) a table may have: it is stored twice, one byte a cell, so
@@ -19,6 +19,10 @@ pub struct FeedbackTable {
     /// The same patterns answer-major: scanning many guesses over a few answers then reads a
     /// few contiguous columns instead of one scattered byte per cache line.
     by_answer: Vec<u8>,
+    /// How many distinct patterns each guess shows over all the answers: no subset of the
+    /// answers can be split by the guess into more parts, which lets scans drop a guess
+    /// before reading any of its patterns.
+    parts: Vec<u16>,
 }
 
 impl FeedbackTable {
@@ -29,15 +33,21 @@ impl FeedbackTable {
         let width = answers.len;
         let guesses = game.guesses().len();
         let mut cells = vec![0u8; guesses * width];
-        cells
+        // Each row's distinct patterns are counted while the row is in cache.
+        let parts = cells
             .par_chunks_mut(width.max(1))
             .zip(game.guesses().par_iter())
-            .for_each(|(row, guess)| answers.fill_row(guess, row));
+            .map(|(row, guess)| {
+                answers.fill_row(guess, row);
+                distinct_patterns(row)
+            })
+            .collect();
         let by_answer = transpose(&cells, guesses, width);
         FeedbackTable {
             answers: width,
             cells,
             by_answer,
+            parts,
         }
     }
 
@@ -62,10 +72,28 @@ impl FeedbackTable {
         &self.cells[start..start + self.answers]
     }
 
+    /// The number of distinct patterns `guess` shows over all the answers: an upper bound on
+    /// the parts it splits any set of answers into (the winning one included).
+    #[inline]
+    pub fn parts(&self, guess: GuessId) -> u32 {
+        self.parts
+            .get(guess as usize)
+            .map_or(PATTERNS as u32, |&parts| u32::from(parts))
+    }
+
     /// Number of guesses (rows).
     pub fn guesses(&self) -> usize {
         self.cells.len() / self.answers.max(1)
     }
+}
+
+/// The number of distinct patterns in a row.
+fn distinct_patterns(row: &[u8]) -> u16 {
+    let mut seen = [false; PATTERNS];
+    for &p in row {
+        seen[usize::from(p)] = true;
+    }
+    seen.iter().filter(|&&s| s).count() as u16
 }
 
 /// The answers position by position (structure of arrays), so one guess is compared with

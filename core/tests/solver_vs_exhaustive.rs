@@ -15,12 +15,16 @@ use rand::{Rng, SeedableRng};
 
 const INF: u32 = u32::MAX;
 
+/// A node of the plain search: the answers left, the guesses left and, in hard mode, the
+/// guesses the clues still allow.
+type Key = (Vec<AnswerId>, u32, Vec<GuessId>);
+
 /// The plain search: f(H, d) = |H| + min over allowed g of Σ f(part, d - 1).
 struct Exhaustive<'a> {
     game: &'a Game,
     mode: Mode,
-    memo: HashMap<(Vec<AnswerId>, u32, Vec<GuessId>), u32>,
-    reach_memo: HashMap<(Vec<AnswerId>, u32, Vec<GuessId>), bool>,
+    memo: HashMap<Key, u32>,
+    reach_memo: HashMap<Key, bool>,
     /// Every guess's letters, and its pattern against every answer, computed once here with
     /// the rule function (not the solver's table).
     letters: Vec<Vec<char>>,
@@ -119,6 +123,18 @@ impl Exhaustive<'_> {
         }
     }
 
+    /// The guesses allowed at a node and its memo key: in hard mode the allowed list is part
+    /// of the state (see `total`).
+    fn node(&self, set: &[AnswerId], depth: u32, hard_allowed: &[GuessId]) -> (Vec<GuessId>, Key) {
+        let allowed = self.allowed(set, hard_allowed);
+        let state = if self.mode == Mode::Hard {
+            allowed.clone()
+        } else {
+            Vec::new()
+        };
+        (allowed, (set.to_vec(), depth, state))
+    }
+
     /// `hard_allowed`: in hard mode, the guesses the history so far allows. Constraints only
     /// accumulate, so that list determines every later choice: it is the state, together
     /// with the set and the depth.
@@ -126,13 +142,7 @@ impl Exhaustive<'_> {
         if depth == 0 {
             return INF;
         }
-        let allowed = self.allowed(set, hard_allowed);
-        let state = if self.mode == Mode::Hard {
-            allowed.clone()
-        } else {
-            Vec::new()
-        };
-        let key = (set.to_vec(), depth, state);
+        let (allowed, key) = self.node(set, depth, hard_allowed);
         if let Some(&v) = self.memo.get(&key) {
             return v;
         }
@@ -163,13 +173,7 @@ impl Exhaustive<'_> {
         if depth == 0 {
             return false;
         }
-        let allowed = self.allowed(set, hard_allowed);
-        let state = if self.mode == Mode::Hard {
-            allowed.clone()
-        } else {
-            Vec::new()
-        };
-        let key = (set.to_vec(), depth, state);
+        let (allowed, key) = self.node(set, depth, hard_allowed);
         if let Some(&known) = self.reach_memo.get(&key) {
             return known;
         }
@@ -470,4 +474,81 @@ fn impossible_caps_are_reported_not_numbered() {
     let solution = solver.solve_game(FirstGuesses::Best, &|_| {});
     assert!(solution.best.is_none());
     assert!(solution.tree.is_none());
+}
+
+/// Hard-mode nodes below one or two clues, where constraints already bind and guesses of the
+/// same split differ in what they reveal (the case the dominance rule between same-shape
+/// guesses decides): exact values, and with a random cutoff either the exact value below it
+/// or a bound between the cutoff and the value.
+#[test]
+fn hard_mode_nodes_below_clues_match_plain_search() {
+    let mut rng = StdRng::seed_from_u64(1616);
+    let mut checked = 0;
+    for round in 0..4 {
+        let game = if round % 2 == 0 {
+            random_tiny_alphabet_game(&mut rng, 6)
+        } else {
+            random_pokemon_game(&mut rng)
+        };
+        let table = FeedbackTable::build(&game);
+        let config = SolverConfig {
+            mode: Mode::Hard,
+            ..SolverConfig::default()
+        };
+        let solver = Solver::new(&game, &table, config, 1 << 14);
+        let mut plain = Exhaustive::new(&game, Mode::Hard);
+        let everything = plain.everything();
+        let words = game.guesses();
+        for _ in 0..2 {
+            let first = rng.gen_range(0..words.len()) as GuessId;
+            for (code, part) in plain.parts(&game.all_answers(), first) {
+                let hard = HardState::default().after(&words[first as usize], Pattern(code));
+                let allowed = plain.allowed_after(&everything, (first, code));
+                let mut nodes = vec![(part.clone(), game.tries() - 1, hard.clone(), allowed)];
+                // One more clue, from a guess the first one still allows.
+                let second = nodes[0].3[rng.gen_range(0..nodes[0].3.len())];
+                for (code2, part2) in plain.parts(&part, second) {
+                    nodes.push((
+                        part2,
+                        game.tries() - 2,
+                        hard.after(&words[second as usize], Pattern(code2)),
+                        plain.allowed_after(&nodes[0].3, (second, code2)),
+                    ));
+                }
+                for (set, depth, hard, allowed) in nodes {
+                    if set.len() < 3 {
+                        continue;
+                    }
+                    let expected = match plain.total(&set, depth, &allowed) {
+                        INF => INFEASIBLE,
+                        v => v,
+                    };
+                    let node = Node {
+                        candidates: set.clone(),
+                        guesses_left: depth,
+                        hard,
+                    };
+                    let label = format!("game {round} first {first} set {set:?}");
+                    assert_eq!(
+                        solver.evaluate(&node, INFEASIBLE).value(),
+                        expected,
+                        "{label}"
+                    );
+                    let beta = rng.gen_range(set.len() as u32..=expected.min(4 * set.len() as u32));
+                    let fresh = Solver::new(&game, &table, solver.config().clone(), 1 << 14);
+                    match fresh.evaluate(&node, beta) {
+                        hakase_core::solver::Outcome::Exact { value, .. } => {
+                            assert!(value < beta, "{label}");
+                            assert_eq!(value, expected, "{label}");
+                        }
+                        hakase_core::solver::Outcome::AtLeast(bound) => {
+                            assert!(bound >= beta && bound <= expected, "{label}: {bound}");
+                        }
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 20, "too few nodes checked: {checked}");
 }

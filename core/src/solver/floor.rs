@@ -28,8 +28,11 @@ const CHECK_EVERY: usize = 16;
 const WIN: u8 = Pattern::ALL_GREEN.0;
 
 /// The state of one lean scan.
-struct Lean<'s> {
+struct Lean<'s, C> {
     set: &'s [AnswerId],
+    /// An upper bound on the parts a guess can split the set into (see
+    /// [`FeedbackTable::parts`]): a guess that must repeat too often is dropped unread.
+    cap: C,
     depth: u32,
     floor: u32,
     seen: Box<[[u64; 4]; BLOCK]>,
@@ -42,17 +45,39 @@ impl Solver<'_> {
     /// The best guess bound of a node with `depth` guesses left (depth ≥ 2, |set| ≥ 3) over the
     /// guesses allowed there (restricted to `inherited` when the parent narrowed them down):
     /// the `floor` of a full scan, reading only the pairs that can still lower it.
+    /// `parts[i]`, when given, is how many parts `inherited[i]` split the parent into, and so
+    /// the most it can split this subset into.
     pub(crate) fn floor(
         &self,
         set: &[AnswerId],
         depth: u32,
         hard: &HardState,
         inherited: Option<&[GuessId]>,
+        parts: Option<&[u8]>,
+    ) -> u32 {
+        // Hard mode filters the inherited list, so the positions of `parts` would not match.
+        let parts = parts.filter(|p| {
+            self.config.mode == Mode::Normal && inherited.is_some_and(|i| i.len() == p.len())
+        });
+        self.floor_capped(set, (depth, hard), (inherited, parts), |g| {
+            self.table.parts(g)
+        })
+    }
+
+    /// [`Solver::floor`] with `cap(g)` as the most parts guess `g` can make; a separate
+    /// function so that a test can put an inadmissible cap in and see the floor go wrong.
+    fn floor_capped(
+        &self,
+        set: &[AnswerId],
+        (depth, hard): (u32, &HardState),
+        (inherited, parts): (Option<&[GuessId]>, Option<&[u8]>),
+        cap: impl Fn(GuessId) -> u32,
     ) -> u32 {
         let allowed = self.scannable(set, hard, inherited);
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
         let mut lean = Lean {
             set,
+            cap,
             depth,
             floor: INFEASIBLE,
             seen: Box::new([[0; 4]; BLOCK]),
@@ -73,15 +98,16 @@ impl Solver<'_> {
         // Every allowed candidate has then been counted: another guess cannot win, so its
         // bound is at least 2n + c and it can be dropped one repeat sooner.
         let passes = [
-            (seeds.as_slice(), 2 * set.len() as u32 - 1),
-            (&allowed, 2 * set.len() as u32),
+            (seeds.as_slice(), None, 2 * set.len() as u32 - 1),
+            (&allowed, parts, 2 * set.len() as u32),
         ];
-        'passes: for (guesses, base) in passes {
-            for block in guesses.chunks(BLOCK) {
+        'passes: for (guesses, parts, base) in passes {
+            for (at, block) in (0..).step_by(BLOCK).zip(guesses.chunks(BLOCK)) {
+                let parts = parts.map(|p: &[u8]| &p[at..at + block.len()]);
                 if set.len() >= ROW_READ_MIN {
-                    lean.rows(self, block, base);
+                    lean.rows(self, block, parts, base);
                 } else {
-                    lean.block(self, block, base);
+                    lean.block(self, block, parts, base);
                 }
                 if lean.floor == best_possible {
                     break 'passes;
@@ -95,17 +121,24 @@ impl Solver<'_> {
     }
 }
 
-impl Lean<'_> {
+impl<C: Fn(GuessId) -> u32> Lean<'_, C> {
     /// Follows up to [`BLOCK`] guesses answer by answer, dropping each as soon as it cannot
     /// lower the floor, and lowers it by those that survive. `base` is the bound of a guess
     /// that splits the set perfectly: 2n − 1 when the guesses may be candidates, else 2n.
-    fn block(&mut self, solver: &Solver<'_>, guesses: &[GuessId], base: u32) {
+    fn block(&mut self, solver: &Solver<'_>, guesses: &[GuessId], parts: Option<&[u8]>, base: u32) {
         let limit = self.limit(base);
         if limit == 0 {
             return;
         }
-        self.alive.clear();
-        self.alive.extend(0..guesses.len() as u16);
+        let mut alive = std::mem::take(&mut self.alive);
+        alive.clear();
+        alive.extend(
+            (0..guesses.len() as u16).filter(|&at| self.may_lower(guesses, parts, at, limit)),
+        );
+        self.alive = alive;
+        if self.alive.is_empty() {
+            return;
+        }
         self.seen[..guesses.len()].fill([0; 4]);
         self.repeats[..guesses.len()].fill(0);
         for &a in self.set {
@@ -136,12 +169,15 @@ impl Lean<'_> {
     }
 
     /// The same as [`Lean::block`], a guess at a time along its row, for large sets.
-    fn rows(&mut self, solver: &Solver<'_>, guesses: &[GuessId], base: u32) {
+    fn rows(&mut self, solver: &Solver<'_>, guesses: &[GuessId], parts: Option<&[u8]>, base: u32) {
         let mut marks = [false; PATTERNS];
-        for &guess in guesses {
+        for (at, &guess) in (0..).zip(guesses) {
             let limit = self.limit(base);
             if limit == 0 {
                 return;
+            }
+            if !self.may_lower(guesses, parts, at, limit) {
+                continue;
             }
             let row = solver.table.row(guess);
             let (mut read, mut parts) = (0u32, 0u32);
@@ -164,6 +200,16 @@ impl Lean<'_> {
                 self.settle(parts, wins);
             }
         }
+    }
+
+    /// False when the guess at `at` cannot make enough parts to stay below `limit` repeats:
+    /// a guess making at most `cap` parts repeats at least n − cap patterns, where the cap
+    /// is the guess's most parts over all answers and, when given, over the parent.
+    fn may_lower(&self, guesses: &[GuessId], parts: Option<&[u8]>, at: u16, limit: u32) -> bool {
+        let at = usize::from(at);
+        let within = parts.map_or(u32::MAX, |p| u32::from(p[at]));
+        let cap = (self.cap)(guesses[at]).min(within);
+        (self.set.len() as u32).saturating_sub(cap) < limit
     }
 
     /// Repeats that make a guess useless: base + c ≥ floor, where `base` is the bound of a
@@ -203,31 +249,28 @@ impl Lean<'_> {
 mod tests {
     use super::super::{Mode, Solver, SolverConfig};
     use super::HardState;
-    use crate::game::AnswerId;
+    use super::{Lean, BLOCK, ROW_READ_MIN};
+    use crate::game::{AnswerId, Game, GuessId};
     use crate::pattern::Pattern;
     use crate::presets::load_preset;
+    use crate::solver::INFEASIBLE;
     use crate::table::FeedbackTable;
 
-    /// The lean scan must give exactly the full scan's floor: a guess dropped too early (a
-    /// bound that is not admissible) makes it too high, one not dropped changes nothing.
-    #[test]
-    fn lean_floor_equals_full_scan_floor() {
-        let game = load_preset("pokemon-qiita2023").expect("preset");
-        let table = FeedbackTable::build(&game);
+    /// A lean-scan case: a mode, a set, the guesses left and the hard-mode state.
+    type Case = (Mode, Vec<AnswerId>, u32, HardState);
+
+    /// 400 random sets per mode, half of them of 64–263 answers (read row-wise), half of
+    /// 3–62, at 2–5 guesses left, in hard mode half of them under a random clue; and the
+    /// whole answer list in every mode, where every guess makes exactly its most parts.
+    fn cases(game: &Game) -> Vec<Case> {
         let answers = game.answers().len() as u64;
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |below: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % below
-        };
+        let mut next = crate::solver::test_rng(0x9E37_79B9_7F4A_7C15u64);
+        let mut cases = Vec::new();
         for mode in [Mode::Normal, Mode::Hard, Mode::Strict] {
-            let config = SolverConfig {
-                mode,
-                ..SolverConfig::default()
-            };
-            let solver = Solver::new(&game, &table, config, 1 << 12);
+            for depth in 2..=5 {
+                let all = (0..answers as AnswerId).collect();
+                cases.push((mode, all, depth, HardState::default()));
+            }
             for case in 0..400 {
                 let size = if case % 2 == 0 {
                     64 + next(200)
@@ -247,10 +290,134 @@ mod tests {
                 } else {
                     HardState::default()
                 };
-                let full = solver.scan(&set, depth, &hard, None, 0).floor;
-                let lean = solver.floor(&set, depth, &hard, None);
-                assert_eq!(lean, full, "{mode:?} depth {depth} set {set:?}");
+                cases.push((mode, set, depth, hard));
             }
         }
+        cases
+    }
+
+    fn solver<'g>(game: &'g Game, table: &'g FeedbackTable, mode: Mode) -> Solver<'g> {
+        let config = SolverConfig {
+            mode,
+            ..SolverConfig::default()
+        };
+        Solver::new(game, table, config, 1 << 12)
+    }
+
+    /// The lean scan must give exactly the full scan's floor: a guess dropped too early (a
+    /// bound that is not admissible) makes it too high, one not dropped changes nothing.
+    #[test]
+    fn lean_floor_equals_full_scan_floor() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let table = FeedbackTable::build(&game);
+        for (mode, set, depth, hard) in cases(&game) {
+            let solver = solver(&game, &table, mode);
+            let full = solver.scan(&set, depth, &hard, None, 0).floor;
+            let lean = solver.floor(&set, depth, &hard, None, None);
+            assert_eq!(lean, full, "{mode:?} depth {depth} set {set:?}");
+        }
+    }
+
+    /// Lean floors of the parts of random sets, capped by how many parts each guess made in
+    /// the parent's scan, against full scans of the same parts over the parent's guesses; and
+    /// with every parent count one too small (not admissible), floors that come out too high.
+    #[test]
+    fn parent_part_counts_cap_children_exactly() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let solver = solver(&game, &table, Mode::Normal);
+        let (mut children, mut wrong) = (0, 0);
+        for (mode, parent, depth, hard) in cases(&game) {
+            if mode != Mode::Normal || depth < 3 {
+                continue;
+            }
+            let scan = solver.scan(&parent, depth, &hard, None, 0);
+            let too_small: Vec<u8> = scan.pool_parts.iter().map(|p| p - 1).collect();
+            for &guess in scan.pool.iter().step_by(97) {
+                for (_, child) in solver.split(&parent, guess) {
+                    if child.len() < 3 {
+                        continue;
+                    }
+                    let pool = Some(scan.pool.as_slice());
+                    let full = solver.scan(&child, depth - 1, &hard, pool, 0).floor;
+                    let lean = solver.floor(&child, depth - 1, &hard, pool, Some(&scan.pool_parts));
+                    assert_eq!(lean, full, "depth {} child {child:?}", depth - 1);
+                    let strong = solver.floor(&child, depth - 1, &hard, pool, Some(&too_small));
+                    assert!(strong >= full);
+                    wrong += usize::from(strong > full);
+                    children += 1;
+                }
+            }
+        }
+        assert!(children > 1000, "only {children} children");
+        assert!(wrong > 0, "parent counts one too small went unnoticed");
+    }
+
+    /// The lean floor of `set` over `guesses` alone, starting from `start`, with `cap` as
+    /// the part cap and `base` as the bound of a perfect split.
+    fn lean_floor(
+        solver: &Solver<'_>,
+        set: &[AnswerId],
+        guesses: &[GuessId],
+        (start, base): (u32, u32),
+        cap: impl Fn(GuessId) -> u32,
+    ) -> u32 {
+        let mut lean = Lean {
+            set,
+            cap,
+            depth: 4,
+            floor: start,
+            seen: Box::new([[0; 4]; BLOCK]),
+            repeats: [0; BLOCK],
+            alive: Vec::new(),
+            pairs: 0,
+        };
+        if set.len() >= ROW_READ_MIN {
+            lean.rows(solver, guesses, None, base);
+        } else {
+            lean.block(solver, guesses, None, base);
+        }
+        lean.floor
+    }
+
+    /// The part cap drops a guess unread when it cannot lower the floor. On sets where a
+    /// guess makes exactly its most parts (one answer per pattern it shows, and the whole
+    /// list), with the floor one above its bound, the true cap lets it lower the floor and a
+    /// cap one part too small (not admissible) drops it.
+    #[test]
+    fn the_part_cap_is_tight() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let solver = solver(&game, &table, Mode::Normal);
+        let free = HardState::default();
+        let mut checked = 0;
+        for g in (0..game.guesses().len() as GuessId).step_by(37) {
+            let row = table.row(g);
+            let mut first_of = [None; 243];
+            for (a, &p) in row.iter().enumerate() {
+                first_of[usize::from(p)].get_or_insert(a as AnswerId);
+            }
+            let mut one_each: Vec<AnswerId> = first_of.iter().flatten().copied().collect();
+            one_each.sort_unstable();
+            let all: Vec<AnswerId> = (0..row.len() as AnswerId).collect();
+            for set in [one_each, all] {
+                let n = set.len() as u32;
+                let bound = solver.scan(&set, 4, &free, Some(&[g]), 0).floor;
+                if n < 3 || bound >= INFEASIBLE {
+                    continue;
+                }
+                let candidate = game
+                    .guess_as_answer(g)
+                    .is_some_and(|a| set.binary_search(&a).is_ok());
+                let base = 2 * n - u32::from(candidate);
+                let true_cap = |h| table.parts(h);
+                let too_small = |h| table.parts(h) - 1;
+                let start = (bound + 1, base);
+                assert_eq!(lean_floor(&solver, &set, &[g], start, true_cap), bound);
+                assert_eq!(lean_floor(&solver, &set, &[g], start, too_small), bound + 1);
+                checked += 1;
+            }
+        }
+        assert!(checked > 20, "only {checked} cases");
     }
 }

@@ -31,28 +31,39 @@ impl HardState {
 
     /// The state after `guess` showed `pattern`.
     pub fn after(&self, guess: &Word, pattern: Pattern) -> HardState {
-        let letters = guess.letters();
-        let cells = pattern.cells(letters.len());
         let mut next = self.clone();
-        let mut revealed: Vec<(u8, u8)> = Vec::new();
-        for (position, (&letter, cell)) in letters.iter().zip(&cells).enumerate() {
-            if *cell == Cell::Green {
+        // Copies of each letter the clue revealed (green or yellow), at most one per cell.
+        let mut revealed = [(0u8, 0u8); BOARD];
+        let mut kinds = 0;
+        for (position, (&letter, cell)) in
+            guess.letters().iter().zip(pattern.cell_array()).enumerate()
+        {
+            if cell == Cell::Green {
                 next.greens[position] = Some(letter);
             }
-            if *cell != Cell::Gray {
-                match revealed.iter_mut().find(|(l, _)| *l == letter) {
+            if cell != Cell::Gray {
+                match revealed[..kinds].iter_mut().find(|(l, _)| *l == letter) {
                     Some((_, n)) => *n += 1,
-                    None => revealed.push((letter, 1)),
+                    None => {
+                        revealed[kinds] = (letter, 1);
+                        kinds += 1;
+                    }
                 }
             }
         }
-        for (letter, copies) in revealed {
+        let mut grew = false;
+        for &(letter, copies) in &revealed[..kinds] {
             match next.at_least.iter_mut().find(|(l, _)| *l == letter) {
                 Some((_, n)) => *n = (*n).max(copies),
-                None => next.at_least.push((letter, copies)),
+                None => {
+                    next.at_least.push((letter, copies));
+                    grew = true;
+                }
             }
         }
-        next.at_least.sort_unstable();
+        if grew {
+            next.at_least.sort_unstable();
+        }
         next
     }
 

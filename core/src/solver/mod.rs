@@ -15,6 +15,8 @@ pub mod bounds;
 mod depth;
 mod floor;
 pub mod hard;
+mod hard_masks;
+mod hard_pool;
 pub mod memo;
 mod root;
 mod scan;
@@ -29,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::game::{AnswerId, Game, GuessId};
 use crate::table::FeedbackTable;
 use hard::HardState;
+use hard_masks::HardMasks;
 use memo::{Generations, Memo, MemoryMemo};
 
 pub use root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution};
@@ -159,6 +162,25 @@ pub struct Stats {
     pub scanned_pairs: AtomicU64,
 }
 
+impl Stats {
+    /// The counters at one moment (nodes, scans, scanned pairs, memo hits), so benchmarks
+    /// and examples can subtract or print them.
+    pub fn snapshot(&self) -> [u64; 4] {
+        [
+            self.nodes.load(Ordering::Relaxed),
+            self.scans.load(Ordering::Relaxed),
+            self.scanned_pairs.load(Ordering::Relaxed),
+            self.memo_hits.load(Ordering::Relaxed),
+        ]
+    }
+
+    /// The counters as the one line the examples print.
+    pub fn summary(&self) -> String {
+        let [nodes, scans, pairs, hits] = self.snapshot();
+        format!("nodes {nodes} scans {scans} scanned_pairs {pairs} memo_hits {hits}")
+    }
+}
+
 /// A solver for one game and configuration, sharing one transposition table across threads
 /// (rayon's global pool).
 pub struct Solver<'g> {
@@ -173,6 +195,8 @@ pub struct Solver<'g> {
     depth_capacity: fn(u32, u32) -> u64,
     salt: [u8; 9],
     every_guess: Vec<GuessId>,
+    /// Hard mode's allowed-guess sets (`None` in the other modes).
+    hard_masks: Option<HardMasks>,
     /// Search counters.
     pub stats: Stats,
 }
@@ -199,6 +223,7 @@ impl<'g> Solver<'g> {
         memo: Arc<dyn Memo + 'g>,
     ) -> Solver<'g> {
         let salt = config.salt();
+        let hard_masks = (config.mode == Mode::Hard).then(|| HardMasks::build(game.guesses()));
         Solver {
             game,
             table,
@@ -208,6 +233,7 @@ impl<'g> Solver<'g> {
             depth_capacity: bounds::capacity,
             salt,
             every_guess: (0..game.guesses().len() as GuessId).collect(),
+            hard_masks,
             stats: Stats::default(),
         }
     }
@@ -295,5 +321,18 @@ impl Solver<'_> {
                 .collect(),
             branching: scan.branching,
         }
+    }
+}
+
+/// A seeded xorshift for the solver's randomised unit tests: `next(below)` picks a number
+/// below `below`, and the same seed always gives the same cases.
+#[cfg(test)]
+pub(crate) fn test_rng(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |below| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % below
     }
 }

@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use rustc_hash::FxHashSet;
 
 use super::hard::HardState;
+use super::hard_pool::Classes;
 use super::{Mode, Solver, INFEASIBLE};
 use crate::entropy::{entropy_of_counts, tie_key};
 use crate::game::{AnswerId, GuessId};
@@ -93,6 +94,10 @@ pub(crate) struct Scan {
     /// Every guess that splits the set, one per split shape, in ascending id order: all a
     /// child node needs to scan.
     pub pool: Vec<GuessId>,
+    /// How many parts each guess of `pool` splits the set into (the winning one included):
+    /// no subset can be split by it into more, so a child's lean scan drops it unread when
+    /// that is too few (see [`Solver::floor`]).
+    pub pool_parts: Vec<u8>,
     /// The widest split any allowed guess makes: a bound on the branching below.
     pub branching: u32,
     /// The smallest bound of any guess: a lower bound on the node.
@@ -132,17 +137,12 @@ fn split_stat(guess: GuessId, lower: u32, row: &[u8], counts: &mut [u16; PATTERN
 impl Solver<'_> {
     /// The guesses the rules allow at a node (before any top-k restriction).
     pub(crate) fn allowed_guesses(&self, set: &[AnswerId], hard: &HardState) -> Cow<'_, [GuessId]> {
-        let words = self.game.guesses();
         match self.config.mode {
             Mode::Normal => Cow::Borrowed(&self.every_guess),
-            Mode::Hard if hard.is_free() => Cow::Borrowed(&self.every_guess),
-            Mode::Hard => Cow::Owned(
-                self.every_guess
-                    .iter()
-                    .copied()
-                    .filter(|&g| hard.allows(&words[g as usize]))
-                    .collect(),
-            ),
+            Mode::Hard => match self.hard_allowed(hard) {
+                None => Cow::Borrowed(&self.every_guess),
+                Some(allowed) => Cow::Owned(allowed.ids()),
+            },
             Mode::Strict => {
                 let mut ids: Vec<GuessId> =
                     set.iter().map(|&a| self.game.answer_as_guess(a)).collect();
@@ -175,17 +175,26 @@ impl Solver<'_> {
         beta: u32,
     ) -> Scan {
         let n = set.len() as u32;
-        let allowed = self.scannable(set, hard, inherited);
+        let allowed = match inherited {
+            // Every allowed guess of the pool: same-shape guesses differ in hard mode.
+            Some(list) if self.config.mode == Mode::Hard => {
+                Cow::Owned(self.hard_pool(hard, list, false))
+            }
+            _ => self.scannable(set, hard, inherited),
+        };
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
         // Lists are in ascending id order, so the first guess of each split shape kept is the
         // one with the smallest id.
         let dedupe = self.config.mode != Mode::Hard;
         let keep_all = self.config.top_k.is_some();
+        // Hard mode keeps every guess, and its pool remembers which split the set alike.
+        let mut classes = (!dedupe && self.classed_pools()).then(Classes::default);
         let mut shapes: FxHashSet<u128> = FxHashSet::default();
         let mut shape = Shape::default();
         let mut scan = Scan {
             guesses: Vec::new(),
             pool: Vec::new(),
+            pool_parts: Vec::new(),
             branching: 0,
             floor: INFEASIBLE,
             skipped_floor: INFEASIBLE,
@@ -217,7 +226,11 @@ impl Solver<'_> {
                 if dedupe && !shapes.insert(shape.hash()) {
                     continue;
                 }
-                scan.pool.push(guess);
+                scan.pool.push(match classes.as_mut() {
+                    Some(classes) => classes.entry(guess, shape.hash()),
+                    None => guess,
+                });
+                scan.pool_parts.push(parts.min(u32::from(u8::MAX)) as u8);
                 if lower >= INFEASIBLE {
                     continue;
                 }
@@ -262,12 +275,10 @@ impl Solver<'_> {
         inherited: Option<&'s [GuessId]>,
     ) -> Cow<'s, [GuessId]> {
         match inherited {
-            Some(list) if self.config.mode == Mode::Hard => Cow::Owned(
-                list.iter()
-                    .copied()
-                    .filter(|&g| hard.allows(&self.game.guesses()[g as usize]))
-                    .collect(),
-            ),
+            // One guess per shape class: the floor and the sizes depend only on the splits.
+            Some(list) if self.config.mode == Mode::Hard => {
+                Cow::Owned(self.hard_pool(hard, list, true))
+            }
             Some(list) => Cow::Borrowed(list),
             None => self.allowed_guesses(set, hard),
         }

@@ -11,7 +11,7 @@ use super::memo::{MemoEntry, MemoKey};
 use super::scan::GuessStat;
 use super::{Mode, Node, Outcome, Solver, INFEASIBLE};
 use crate::game::{AnswerId, GuessId};
-use crate::pattern::{Pattern, PATTERNS};
+use crate::pattern::Pattern;
 use crate::tree::Tree;
 
 /// A node being searched: what every step of its search needs.
@@ -22,6 +22,8 @@ struct Here<'a> {
     hard: &'a HardState,
     /// The guesses children need to scan (see [`Solver::inheritable`]).
     pool: Option<&'a [GuessId]>,
+    /// The parts each guess of `pool` makes here: at most what it makes in any child.
+    pool_parts: Option<&'a [u8]>,
     /// The widest split any guess makes here: a bound on every child's branching.
     branching: u32,
     /// The best bound among guesses the scan left out for being above the cutoff.
@@ -100,6 +102,7 @@ impl Solver<'_> {
             depth,
             hard,
             pool: self.inheritable().then_some(scan.pool.as_slice()),
+            pool_parts: self.inheritable().then_some(scan.pool_parts.as_slice()),
             branching: scan.branching,
             skipped_floor: scan.skipped_floor,
         };
@@ -136,7 +139,7 @@ impl Solver<'_> {
         set: &[AnswerId],
         depth: u32,
         hard: &HardState,
-        pool: Option<&[GuessId]>,
+        (pool, pool_parts): (Option<&[GuessId]>, Option<&[u8]>),
     ) -> u32 {
         let n = set.len() as u32;
         let depth = depth.min(n);
@@ -150,7 +153,7 @@ impl Solver<'_> {
         if let Some(entry) = self.memo.get(key) {
             return entry.value;
         }
-        let floor = self.floor(set, depth, hard, pool);
+        let floor = self.floor(set, depth, hard, pool, pool_parts);
         self.memo.put(
             key,
             MemoEntry {
@@ -300,7 +303,7 @@ impl Solver<'_> {
                 break;
             }
             let child_hard = self.child_hard(hard, word, *pattern);
-            let tighter = self.quick_bound(part, depth - 1, &child_hard, pool);
+            let tighter = self.quick_bound(part, depth - 1, &child_hard, (pool, here.pool_parts));
             if tighter > *bound {
                 running = (running + (tighter - *bound)).min(INFEASIBLE);
                 *bound = tighter;
@@ -337,26 +340,7 @@ impl Solver<'_> {
 
     /// The parts `guess` splits `set` into, without the winning one, in pattern order.
     pub(crate) fn split(&self, set: &[AnswerId], guess: GuessId) -> Vec<(Pattern, Vec<AnswerId>)> {
-        let row = self.table.row(guess);
-        // Counted first, so each part is allocated once at its size.
-        let mut counts = [0u32; PATTERNS];
-        for &a in set {
-            counts[usize::from(row[a as usize])] += 1;
-        }
-        counts[usize::from(Pattern::ALL_GREEN.0)] = 0;
-        let mut slot = [usize::MAX; PATTERNS];
-        let mut parts: Vec<(Pattern, Vec<AnswerId>)> = Vec::new();
-        for (p, &count) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
-            slot[p] = parts.len();
-            parts.push((Pattern(p as u8), Vec::with_capacity(count as usize)));
-        }
-        for &a in set {
-            let at = slot[usize::from(row[a as usize])];
-            if let Some((_, part)) = parts.get_mut(at) {
-                part.push(a);
-            }
-        }
-        parts
+        crate::history::open_parts(self.table, guess, set)
     }
 
     pub(crate) fn child_hard(
@@ -401,6 +385,7 @@ impl Solver<'_> {
                 depth: node.guesses_left,
                 hard: &node.hard,
                 pool: None,
+                pool_parts: None,
                 branching: u32::MAX,
                 skipped_floor: INFEASIBLE,
             };
