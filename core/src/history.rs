@@ -82,15 +82,44 @@ pub fn partition(
     guess: GuessId,
     candidates: &[AnswerId],
 ) -> Vec<(Pattern, Vec<AnswerId>)> {
+    split_by_pattern(table, guess, candidates, true)
+}
+
+/// [`partition`] without the winning part: what a search recurses into after `guess`.
+pub fn open_parts(
+    table: &FeedbackTable,
+    guess: GuessId,
+    candidates: &[AnswerId],
+) -> Vec<(Pattern, Vec<AnswerId>)> {
+    split_by_pattern(table, guess, candidates, false)
+}
+
+/// The one split of answers by pattern. It is on the solver's hot path, so parts are counted
+/// first and each is allocated once at its size.
+fn split_by_pattern(
+    table: &FeedbackTable,
+    guess: GuessId,
+    candidates: &[AnswerId],
+    with_win: bool,
+) -> Vec<(Pattern, Vec<AnswerId>)> {
     let row = table.row(guess);
-    let mut parts: Vec<Vec<AnswerId>> = vec![Vec::new(); crate::pattern::PATTERNS];
+    let mut counts = [0u32; crate::pattern::PATTERNS];
     for &a in candidates {
-        parts[row[a as usize] as usize].push(a);
+        counts[usize::from(row[a as usize])] += 1;
+    }
+    if !with_win {
+        counts[usize::from(Pattern::ALL_GREEN.0)] = 0;
+    }
+    let mut slot = [usize::MAX; crate::pattern::PATTERNS];
+    let mut parts: Vec<(Pattern, Vec<AnswerId>)> = Vec::new();
+    for (p, &count) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
+        slot[p] = parts.len();
+        parts.push((Pattern(p as u8), Vec::with_capacity(count as usize)));
+    }
+    for &a in candidates {
+        if let Some((_, part)) = parts.get_mut(slot[usize::from(row[a as usize])]) {
+            part.push(a);
+        }
     }
     parts
-        .into_iter()
-        .enumerate()
-        .filter(|(_, part)| !part.is_empty())
-        .map(|(code, part)| (Pattern(code as u8), part))
-        .collect()
 }

@@ -11,7 +11,7 @@ use thiserror::Error;
 use crate::chart::{Chart, ChartRow};
 use crate::error::Error;
 use crate::game::{AnswerId, Game, GuessId};
-use crate::history::{filter, partition, Step};
+use crate::history::{filter, open_parts, partition, Step};
 use crate::solver::hard::HardState;
 use crate::solver::{Mode, Node, Objective, Solution, Solver, SolverConfig};
 use crate::table::FeedbackTable;
@@ -481,12 +481,44 @@ impl<'a> Oracle<'a> {
         )
     }
 
-    /// The budgets to try at a node: the objective "worst" wants the smallest that wins.
-    fn budgets(&self, left: u32) -> Vec<u32> {
+    /// The budgets to try at a node: the objective "worst" wants the smallest that wins,
+    /// which the solver's depth-only search proves (the one home of that question); a
+    /// restricted (top-k) search deepens with its own guesses instead, so that its budget and
+    /// its total come from the same guesses, as the whole-game solve does.
+    fn budgets(&self, solver: &Solver<'_>, node: &Node) -> Vec<u32> {
         match self.config.objective {
-            Objective::Total => vec![left],
-            Objective::Worst => (1..=left).collect(),
+            Objective::Total => vec![node.guesses_left],
+            Objective::Worst if self.config.is_exact() => {
+                solver.least_worst_case(node).into_iter().collect()
+            }
+            Objective::Worst => (1..=node.guesses_left).collect(),
         }
+    }
+
+    /// `budgets` at the root when the first guess is fixed: one guess more than the
+    /// hardest of its parts needs.
+    fn budgets_with_first(&self, solver: &Solver<'_>, first: GuessId, cap: u32) -> Vec<u32> {
+        if self.config.objective == Objective::Total || !self.config.is_exact() {
+            return self.budgets(solver, &solver.root(cap));
+        }
+        let Some(below) = cap.checked_sub(1) else {
+            return Vec::new();
+        };
+        let root = solver.root(cap);
+        let word = &self.game.guesses()[first as usize];
+        let mut need = 1;
+        for (pattern, part) in open_parts(self.table, first, &root.candidates) {
+            let child = Node {
+                candidates: part,
+                guesses_left: below,
+                hard: solver.child_hard(&root.hard, word, pattern),
+            };
+            match solver.least_worst_case(&child) {
+                Some(depth) => need = need.max(depth + 1),
+                None => return Vec::new(),
+            }
+        }
+        vec![need]
     }
 
     /// The optimal tree from `node`, `None` when no strategy wins within its guesses.
@@ -495,7 +527,7 @@ impl<'a> Oracle<'a> {
             return None;
         }
         let solver = self.solver();
-        self.budgets(node.guesses_left).into_iter().find_map(|b| {
+        self.budgets(&solver, node).into_iter().find_map(|b| {
             solver.tree(&Node {
                 guesses_left: b,
                 ..node.clone()
@@ -506,7 +538,7 @@ impl<'a> Oracle<'a> {
     fn solve_with_first(&self, first: GuessId) -> Result<Tree, QueryError> {
         let solver = self.solver();
         let cap = self.guess_cap();
-        self.budgets(cap)
+        self.budgets_with_first(&solver, first, cap)
             .into_iter()
             .find_map(|b| solver.tree_with_first(&solver.root(b), first))
             .ok_or(QueryError::Infeasible { guesses_left: cap })
@@ -725,6 +757,65 @@ mod tests {
         assert!(
             matches!(err, QueryError::NotAllowed { step: 2, .. }),
             "{err}"
+        );
+    }
+
+    /// Off the tree, the worst-case objective asks the solver's depth-only search for the
+    /// least budget; the answer must be the one the plain deepening (budget 1, 2, … until a
+    /// tree exists) gives, both from a node and with a first guess of the caller's.
+    #[test]
+    fn off_tree_worst_case_answers_match_plain_deepening() {
+        let f = fixture();
+        let config = SolverConfig {
+            objective: Objective::Worst,
+            ..SolverConfig::default()
+        };
+        let solver = Solver::new(&f.game, &f.table, config, 1 << 20);
+        let first = f.game.find_guess("ジーランス").expect("word");
+        let solution = solver.solve_game(FirstGuesses::Only(first), &|_| {});
+        let oracle = Oracle::new(&f.game, &f.table, &solution).expect("tree");
+        let deepened = |node: &Node| {
+            (1..=node.guesses_left).find_map(|b| {
+                solver.tree(&Node {
+                    guesses_left: b,
+                    ..node.clone()
+                })
+            })
+        };
+        for (guess, pattern) in [("レントラー", "灰灰灰灰灰"), ("レントラー", "灰黄灰灰灰")]
+        {
+            let history = steps(&f.game, &[(guess, pattern)]);
+            let next = oracle.next_guess(&history).expect("answer");
+            assert_eq!(next.source, Source::Computed);
+            let node = Node {
+                candidates: next.candidates.clone(),
+                guesses_left: 9,
+                hard: HardState::default(),
+            };
+            let tree = deepened(&node).expect("winnable");
+            let plain = tree.evaluate(&f.game, &f.table, &node.candidates);
+            assert_eq!(next.guess, Some(tree.guess), "{guess} {pattern}");
+            assert_eq!(next.total, Some(plain.total), "{guess} {pattern}");
+            assert_eq!(next.worst, Some(plain.worst), "{guess} {pattern}");
+        }
+        let root = solver.root(10);
+        let rent = f.game.find_guess("レントラー").expect("word");
+        let plain = (1..=10)
+            .find_map(|b| solver.tree_with_first(&solver.root(b), rent))
+            .expect("winnable");
+        let least = oracle.budgets_with_first(&solver, rent, 10);
+        let fixed = solver
+            .tree_with_first(&solver.root(least[0]), rent)
+            .expect("tree at the least budget");
+        assert_eq!(
+            fixed.evaluate(&f.game, &f.table, &root.candidates).worst,
+            plain.evaluate(&f.game, &f.table, &root.candidates).worst
+        );
+        assert!(
+            least[0] == 1
+                || solver
+                    .tree_with_first(&solver.root(least[0] - 1), rent)
+                    .is_none()
         );
     }
 }
