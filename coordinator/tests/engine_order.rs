@@ -46,7 +46,7 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
         params,
     )
     .expect("engine");
-    let bench = Workbench::with_table(engine.game, engine.table, config, None, 1_000_000);
+    let bench = Workbench::new(engine.game.clone(), config, None, 1_000_000);
     let stop = AtomicBool::new(false);
     let mut rng = seed
         .wrapping_mul(6364136223846793005)
@@ -58,7 +58,7 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
             if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
                 break solution;
             }
-            let Some(jobs) = engine.lease(worker, 12) else {
+            let Some(jobs) = engine.lease(worker, 12).expect("lease") else {
                 continue;
             };
             if jobs.is_empty() {
@@ -67,7 +67,7 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
             }
             let mut answers: Vec<_> = jobs
                 .iter()
-                .map(|j| (j.id, solve_job(&bench.solver, &j.spec, j.beta)))
+                .map(|j| (j.id, solve_job(bench.solver(), &j.spec, j.beta)))
                 .collect();
             for i in (1..answers.len()).rev() {
                 rng = rng

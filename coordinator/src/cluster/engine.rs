@@ -169,6 +169,9 @@ pub struct Leased {
     pub first: Option<u32>,
 }
 
+/// The records of jobs just leased, to be stored.
+type LeaseRecords = Vec<(JobId, JobRecord)>;
+
 /// The engine of one run.
 pub struct Engine {
     /// The game (lives as long as the process).
@@ -392,8 +395,27 @@ impl Engine {
             });
     }
 
-    /// Hands out up to `max` jobs; `None` when the run is over.
-    pub fn lease(&self, worker: u64, max: usize) -> Option<Vec<Leased>> {
+    /// Hands out up to `max` jobs; `None` when the run is over. Returns only once their
+    /// lease records are on disk (one sync shared with concurrent callers): a restarted
+    /// coordinator then knows every job a live worker holds and waits for its result instead
+    /// of handing the job to another worker. Without this, the leases of the last moments
+    /// before a kill were lost, and jobs a worker still held were computed twice.
+    pub fn lease(&self, worker: u64, max: usize) -> Result<Option<Vec<Leased>>, ClusterError> {
+        let Some((out, records)) = self.take_jobs(worker, max) else {
+            return Ok(None);
+        };
+        if !records.is_empty() {
+            for (id, record) in &records {
+                self.store.put_job(*id, record)?;
+            }
+            self.store.sync()?;
+        }
+        Ok(Some(out))
+    }
+
+    /// Takes up to `max` jobs for `worker` under the lock; returns them with the lease
+    /// records to store.
+    fn take_jobs(&self, worker: u64, max: usize) -> Option<(Vec<Leased>, LeaseRecords)> {
         let mut out = Vec::new();
         let mut records = Vec::new();
         {
@@ -405,7 +427,7 @@ impl Engine {
                 return None;
             }
             if state.quarantined.contains(&worker) {
-                return Some(Vec::new());
+                return Some((Vec::new(), Vec::new()));
             }
             Self::touch(&mut state, worker);
             let expiry = Instant::now() + self.params.lease;
@@ -467,8 +489,7 @@ impl Engine {
                 self.wake.notify_all();
             }
         }
-        self.post(records);
-        Some(out)
+        Some((out, records))
     }
 
     /// True when every worker seen within three lease periods has been told that the run is
@@ -981,7 +1002,7 @@ impl Engine {
             .filter(|w| w.seen >= live)
             .map(|w| w.slots)
             .sum();
-        (6 * slots).max(self.params.min_outstanding)
+        (32 * slots).max(self.params.min_outstanding)
     }
 
     /// One planning pass: settles what the results allow and queues the jobs needed now.
@@ -1311,5 +1332,47 @@ impl Engine {
         }
         self.store.touch()?;
         self.store.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hakase_core::presets::load_preset;
+
+    fn open(db: &std::path::Path) -> Engine {
+        let params = EngineParams {
+            lease: Duration::from_secs(600),
+            ..EngineParams::default()
+        };
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let engine = Engine::new(game, SolverConfig::default(), db, params).expect("engine");
+        engine.replan(&mut engine.lock());
+        engine
+    }
+
+    #[test]
+    fn a_restarted_engine_never_hands_out_a_job_a_worker_holds() {
+        let db = std::env::temp_dir().join(format!("hakase-lease-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&db);
+        let held: Vec<JobId> = {
+            let engine = open(&db);
+            let worker = engine.register(1, None).expect("register");
+            let jobs = engine.lease(worker, 2).expect("lease").expect("running");
+            assert_eq!(jobs.len(), 2);
+            // Dropped without `flush`: only what the lease itself stored survives.
+            jobs.iter().map(|j| j.id).collect()
+        };
+        let engine = open(&db);
+        let other = engine.register(1, None).expect("register");
+        // The held jobs come first in search order: without their stored leases they would
+        // be the ones handed out here.
+        let jobs = engine.lease(other, 2).expect("lease").expect("running");
+        assert_eq!(jobs.len(), 2);
+        for job in &jobs {
+            assert!(!held.contains(&job.id), "job {} handed out twice", job.id);
+        }
+        drop(engine);
+        let _ = std::fs::remove_dir_all(&db);
     }
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, RwLock};
 
 use hakase_proto::job::{JobAnswer, JobId};
+use hakase_proto::options::solver_options;
 use hakase_proto::token::{TokenSet, SHARED_TOKEN_NAME};
 use hakase_proto::v1::admin_server::{Admin, AdminServer};
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
@@ -221,10 +222,13 @@ impl Cluster for Services {
                 "max_jobs must be between 1 and {MAX_LEASE}"
             )));
         }
-        // Only memory work under a short lock: no need for a blocking thread.
-        let leased = self
-            .engine
-            .lease(request.worker_id, request.max_jobs as usize);
+        // The lease records are synced before the reply (a restart must know who holds what).
+        let engine = self.engine.clone();
+        let (worker, max) = (request.worker_id, request.max_jobs as usize);
+        let leased = tokio::task::spawn_blocking(move || engine.lease(worker, max))
+            .await
+            .map_err(|e| Status::internal(e.to_string()))?
+            .map_err(to_status)?;
         Ok(Response::new(match leased {
             None => LeaseReply {
                 jobs: Vec::new(),
@@ -233,7 +237,7 @@ impl Cluster for Services {
                 incumbent: None,
             },
             Some(jobs) => LeaseReply {
-                retry_ms: if jobs.is_empty() { 20 } else { 0 },
+                retry_ms: if jobs.is_empty() { 5 } else { 0 },
                 jobs: jobs
                     .iter()
                     .map(|j| {
@@ -326,7 +330,7 @@ impl Admin for Services {
         Ok(Response::new(StatusReply {
             game: self.engine.game.name().to_string(),
             fingerprint: self.fingerprint.clone(),
-            config_json: self.config_json.clone(),
+            options: Some(solver_options(&self.engine.config)),
             state: s.state.clone(),
             guesses_left: s.guesses_left,
             jobs_total: s.jobs_total,
