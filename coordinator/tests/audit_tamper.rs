@@ -3,7 +3,9 @@
 //! from the stored tree. Each must make the audit exit non-zero naming what is false; the
 //! untouched run must pass.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 use hakase_coordinator::cluster::store::Store;
@@ -11,29 +13,9 @@ use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{FeedbackTable, Game};
 
+use common::{scratch, solve_run};
+
 const GAME: &str = "pokemon-qiita2023";
-
-fn scratch() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("audit-tamper-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-/// A finished run made by the real command.
-fn solve(run: &Path) {
-    let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
-        .args(["solve", "--game", GAME, "--db"])
-        .arg(run)
-        .output()
-        .expect("hakase solve runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// Rewrites the stored solution of `run` with `edit`, as someone with the files could.
 fn tamper(run: &Path, game: &Game, edit: impl FnOnce(&mut Solution)) {
@@ -66,13 +48,13 @@ fn mismatches(text: &str) -> Vec<&str> {
 
 #[test]
 fn audit_passes_the_untouched_run_and_names_every_rewritten_claim() {
-    let dir = scratch();
+    let dir = scratch("audit-tamper");
     let game = load_preset(GAME).expect("preset");
     let table = FeedbackTable::build(&game);
     let best = game.find_guess("ジーランス").expect("guess");
 
     let clean = dir.join("clean");
-    solve(&clean);
+    solve_run(GAME, &clean);
     let (code, text) = audit(&clean);
     assert_eq!(code, Some(0), "{text}");
     assert!(
@@ -88,7 +70,7 @@ fn audit_passes_the_untouched_run_and_names_every_rewritten_claim() {
     // 1. A bound claim raised above the guess's true total: the runner-up's, the claim that
     //    decides the result.
     let raised = dir.join("raised");
-    solve(&raised);
+    solve_run(GAME, &raised);
     let mut target: Option<(FirstGuessValue, u32)> = None;
     tamper(&raised, &game, |s| {
         let at = s
@@ -129,7 +111,7 @@ fn audit_passes_the_untouched_run_and_names_every_rewritten_claim() {
 
     // 2. The best's exact value lowered by one (ranking and best alike).
     let lowered = dir.join("lowered");
-    solve(&lowered);
+    solve_run(GAME, &lowered);
     tamper(&lowered, &game, |s| {
         let low = Outcome::Exact {
             value: 963,
@@ -162,7 +144,7 @@ fn audit_passes_the_untouched_run_and_names_every_rewritten_claim() {
 
     // 3. One branch cut from the stored tree: its answers are no longer solved.
     let cut = dir.join("cut");
-    solve(&cut);
+    solve_run(GAME, &cut);
     let mut lost = 0;
     tamper(&cut, &game, |s| {
         let tree = s.tree.as_mut().expect("a tree");

@@ -13,10 +13,10 @@ use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::SolverConfig;
+use hakase_proto::client::{channel, Auth};
 use hakase_proto::job::JobSpec;
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{CompleteRequest, LeaseRequest, RegisterRequest};
-use hakase_worker::client::{channel, Auth};
 use hakase_worker::{solve_job, Workbench};
 
 /// The benchmark cluster's token.
@@ -31,7 +31,7 @@ fn completions_per_second() {
     let config = SolverConfig::default();
     let engine =
         Arc::new(Engine::new(game, config.clone(), &dir, EngineParams::default()).expect("engine"));
-    let bench = Workbench::with_table(engine.game, engine.table, config, None, 4_000_000);
+    let bench = Workbench::new(engine.game.clone(), config, None, 4_000_000);
     let stop = Arc::new(AtomicBool::new(false));
     let driver = {
         let (engine, stop) = (engine.clone(), stop.clone());
@@ -93,11 +93,11 @@ fn completions_per_second() {
             for job in &lease.jobs {
                 let (id, spec, beta) = JobSpec::from_proto(
                     job,
-                    bench.game.answers().len(),
-                    bench.game.guesses().len(),
+                    bench.game().answers().len(),
+                    bench.game().guesses().len(),
                 )
                 .expect("job");
-                pool.push(solve_job(&bench.solver, &spec, beta).to_proto(id));
+                pool.push(solve_job(bench.solver(), &spec, beta).to_proto(id));
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
         }

@@ -1,32 +1,9 @@
 //! The built `hakase` binary, run as a user would.
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{hakase, json_of, ok};
 use serde_json::{json, Value};
-
-fn hakase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hakase"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-/// Runs a command that must succeed and parses its JSON output.
-fn json_of(args: &[&str]) -> Value {
-    let out = hakase(args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
-
-fn stdout_of(args: &[&str]) -> String {
-    let out = hakase(args);
-    assert!(out.status.success(), "{args:?} failed");
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
 
 #[test]
 fn games_lists_every_preset_with_its_sizes() {
@@ -61,12 +38,9 @@ fn games_lists_every_preset_with_its_sizes() {
 
 #[test]
 fn feedback_prints_the_pattern_in_the_asked_style() {
+    assert_eq!(ok(&["feedback", "キノココ", "チコリータ"]), "灰灰黄灰\n");
     assert_eq!(
-        stdout_of(&["feedback", "キノココ", "チコリータ"]),
-        "灰灰黄灰\n"
-    );
-    assert_eq!(
-        stdout_of(&["feedback", "drill", "slosh", "--game", "wordle"]),
+        ok(&["feedback", "drill", "slosh", "--game", "wordle"]),
         "BBBYB\n"
     );
     assert_eq!(
@@ -117,7 +91,7 @@ fn chart_json_has_the_seed_articles_rows() {
 
 #[test]
 fn chart_text_uses_the_seed_articles_layout() {
-    let text = stdout_of(&["chart", "-g", "pokemon-qiita2023", "--first", "レントラー"]);
+    let text = ok(&["chart", "-g", "pokemon-qiita2023", "--first", "レントラー"]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 42);
     assert_eq!(lines[1], "灰灰灰灰灰 67 ゴルダック");

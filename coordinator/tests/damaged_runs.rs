@@ -2,6 +2,8 @@
 //! truncated and scribbled on at many offsets. Reading them must give a value or a typed
 //! error — never a panic — and one damaged run must not stop `runs` listing the others.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -13,13 +15,7 @@ use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey};
 use hakase_core::solver::SolverConfig;
 use hakase_worker::{sled_guard, SledMemo};
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("damaged-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
+use common::{scratch, solve_run};
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");
@@ -113,23 +109,14 @@ fn solved_run() -> &'static PathBuf {
 
 /// A finished run of pokemon-qiita2023 made by the real command.
 fn solve_qiita() -> PathBuf {
-    let run = scratch("source").join("qiita");
-    let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
-        .args(["solve", "--game", "pokemon-qiita2023", "--db"])
-        .arg(&run)
-        .output()
-        .expect("hakase solve runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let run = scratch("damaged-source").join("qiita");
+    solve_run("pokemon-qiita2023", &run);
     run
 }
 
 #[test]
 fn damaged_runs_give_errors_not_panics() {
-    let data = scratch("runs");
+    let data = scratch("damaged-runs");
     // Work on copies only: opening a run may rewrite its files, and the other tests copy it.
     let good = data.join("good");
     copy_dir(solved_run(), &good);
@@ -166,7 +153,7 @@ fn damaged_runs_give_errors_not_panics() {
 
 #[test]
 fn runs_lists_the_good_run_next_to_a_damaged_one() {
-    let data = scratch("listing");
+    let data = scratch("damaged-listing");
     let good = data.join("good");
     copy_dir(solved_run(), &good);
     // The first scribble on the log that makes sled panic (where depends on the run's
@@ -212,7 +199,7 @@ fn runs_lists_the_good_run_next_to_a_damaged_one() {
 
 #[test]
 fn damaged_worker_memos_give_errors_not_panics() {
-    let dir = scratch("memo");
+    let dir = scratch("damaged-memo");
     let good = dir.join("good");
     {
         let db = sled_guard::open(&good).expect("open");

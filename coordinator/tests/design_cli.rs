@@ -1,26 +1,10 @@
 //! `hakase design` and `--allow-any-first`, run as a user would (release builds only: the
 //! searches are slow in debug).
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{hakase, json_of};
 use serde_json::Value;
-
-fn hakase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hakase"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn json_of(args: &[&str]) -> Value {
-    let out = hakase(args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
 
 #[test]
 fn design_over_a_letter_set_is_proven_and_solve_agrees() {

@@ -1,68 +1,16 @@
 //! Every command × (text, `--json`, an error under `--json`): each JSON output must use only
 //! the field names docs/json.md lists for that command, and carry every top-level one.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::{check_fields, documented, hakase};
 use serde_json::Value;
-
-fn hakase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hakase"))
-        .args(args)
-        .output()
-        .expect("hakase runs")
-}
-
-/// The documented field paths per command, read from docs/json.md.
-fn documented() -> BTreeMap<String, BTreeSet<String>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/json.md");
-    let text = std::fs::read_to_string(path).expect("docs/json.md");
-    let mut docs = BTreeMap::new();
-    for line in text.lines() {
-        let Some(rest) = line.strip_prefix("- `") else {
-            continue;
-        };
-        let Some((command, fields)) = rest.split_once("`: ") else {
-            continue;
-        };
-        let paths = fields
-            .split('`')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_string)
-            .collect();
-        docs.insert(command.to_string(), paths);
-    }
-    docs
-}
-
-/// Every field path of `value`: `a.b` for object fields, `a[]` for array items.
-fn paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map {
-                let path = if prefix.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{prefix}.{key}")
-                };
-                out.insert(path.clone());
-                paths(v, &path, out);
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                let path = format!("{prefix}[]");
-                out.insert(path.clone());
-                paths(item, &path, out);
-            }
-        }
-        _ => {}
-    }
-}
 
 /// Runs `args` with --json and checks the document against `command`'s documented fields.
 fn check_json(docs: &BTreeMap<String, BTreeSet<String>>, command: &str, args: &[&str]) -> Value {
@@ -77,21 +25,6 @@ fn check_json(docs: &BTreeMap<String, BTreeSet<String>>, command: &str, args: &[
     let value: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
     check_fields(docs, command, &value);
     value
-}
-
-fn check_fields(docs: &BTreeMap<String, BTreeSet<String>>, command: &str, value: &Value) {
-    let documented = docs
-        .get(command)
-        .unwrap_or_else(|| panic!("{command} not in docs"));
-    let mut found = BTreeSet::new();
-    paths(value, "", &mut found);
-    let extra: Vec<_> = found.difference(documented).collect();
-    assert!(extra.is_empty(), "{command}: undocumented fields {extra:?}");
-    let missing: Vec<_> = documented
-        .iter()
-        .filter(|p| !p.contains(['.', '[']) && !found.contains(*p))
-        .collect();
-    assert!(missing.is_empty(), "{command}: missing fields {missing:?}");
 }
 
 /// Runs `args` with --json expecting failure: a JSON error of `kind`, exit status `code`.
@@ -497,21 +430,21 @@ fn servers_and_workers_speak_the_documented_json() {
         1,
     );
 
-    // A coordinator with two workers: one prints text, the other JSON.
+    // A coordinator with two workers: one prints text, the other JSON. Without --db it keeps
+    // the run where `solve` would: hakase-data/pokemon-gen-1 under its directory.
     const TOKEN: &str = "0123456789abcdef0123";
     let err = path("coordinator.err");
-    let _coordinator = Running(
+    let mut coordinator = Running(
         Command::new(env!("CARGO_BIN_EXE_hakase"))
             .args([
                 "coordinator",
                 "--listen",
                 "127.0.0.1:0",
-                "--db",
-                &path("db"),
                 "--linger-secs",
                 "1",
             ])
             .args(G)
+            .current_dir(&dir.0)
             .env("HAKASE_TOKEN", TOKEN)
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&err).expect("stderr file"))
@@ -538,6 +471,39 @@ fn servers_and_workers_speak_the_documented_json() {
             .spawn()
             .expect("worker starts")
     };
+    // status, while the run waits for its workers: text, then the documented JSON.
+    let status: &[&str] = &["status", "--connect", &url, "--token", TOKEN];
+    let text = check_text(status);
+    assert!(text.starts_with("pokemon-gen:1 ("), "{text}");
+    assert!(text.contains("\nfirst guesses "), "{text}");
+    assert!(text.contains("; 0 workers; "), "{text}");
+    let st = check_json(&docs, "status", status);
+    assert_eq!(
+        (
+            st["game"].as_str(),
+            st["options"]["objective"].as_str(),
+            st["workers"].as_u64()
+        ),
+        (Some("pokemon-gen:1"), Some("total"), Some(0))
+    );
+    // The options travel as a SolverOptions message and print as the object they always did.
+    assert_eq!(
+        st["options"],
+        serde_json::json!({"objective": "total", "max_guesses": null, "mode": "normal", "top_k": null})
+    );
+    check_error(
+        &docs,
+        &[
+            "status",
+            "--connect",
+            &url,
+            "--token",
+            "wrong-token-0123456789",
+        ],
+        "failed",
+        1,
+    );
+
     let (text, json) = (worker(false), worker(true));
     let text = text.wait_with_output().expect("worker ends");
     let json = json.wait_with_output().expect("worker ends");
@@ -548,6 +514,15 @@ fn servers_and_workers_speak_the_documented_json() {
     let report: Value = serde_json::from_slice(&json.stdout).expect("one JSON document");
     check_fields(&docs, "worker", &report);
     assert_eq!(report["run_finished"], true);
+    assert!(coordinator.0.wait().expect("coordinator ends").success());
+    let runs = check_json(&docs, "runs", &["runs", "--data", &path("hakase-data")]);
+    assert_eq!(
+        (
+            runs["runs"][0]["name"].as_str(),
+            runs["runs"][0]["state"].as_str()
+        ),
+        (Some("pokemon-gen-1"), Some("proven"))
+    );
     // A game the worker cannot load is refused before it connects.
     check_error(
         &docs,
@@ -555,4 +530,136 @@ fn servers_and_workers_speak_the_documented_json() {
         "input",
         1,
     );
+}
+
+/// `puzzle`: one puzzle of each kind and a batch, in the documented names.
+#[test]
+fn puzzles_speak_the_documented_json() {
+    let docs = documented();
+    let dir = TempDir(std::env::temp_dir().join(format!("hakase-json-pz-{}", std::process::id())));
+    std::fs::create_dir_all(&dir.0).expect("a temporary directory");
+    let one = |kind: &str, level: &str| -> Vec<String> {
+        with(
+            &["puzzle", "--kind", kind, "--level", level, "--seed", "4"],
+            &["--game", "pokemon-qiita2023"],
+        )
+    };
+    let deduction = one("deduction", "hard");
+    check_text(&strs(&deduction));
+    let d = check_json(&docs, "puzzle", &strs(&deduction));
+    let counts = d["grade"]["deduction"]["counts"]
+        .as_array()
+        .expect("counts");
+    assert_eq!(counts.last().and_then(Value::as_u64), Some(1));
+    assert_eq!(counts.len(), d["rows"].as_array().map_or(0, Vec::len));
+    let best = check_json(&docs, "puzzle", &strs(&one("best-move", "easy")));
+    let grade = &best["grade"]["best_move"];
+    assert!(grade["total"].as_u64().is_some_and(|t| t > 0), "{best}");
+    assert!(grade["candidates"].as_array().is_some_and(|c| c.len() > 1));
+    check_error(&docs, &["puzzle", "--level", "nope"], "usage", 2);
+
+    let out = dir.0.join("batch");
+    let out = out.to_str().expect("UTF-8 path");
+    let batch = [
+        "puzzle",
+        "--game",
+        "pokemon-qiita2023",
+        "--count",
+        "2",
+        "--levels",
+        "easy:1",
+        "--seed",
+        "8",
+        "--out",
+        out,
+    ];
+    let b = check_json(&docs, "puzzle --count", &batch);
+    assert_eq!(
+        (b["made"].as_u64(), b["checked"].is_null()),
+        (Some(2), true)
+    );
+    // Every line of the batch file is a documented puzzle document.
+    let lines =
+        std::fs::read_to_string(dir.0.join("batch").join("puzzles.jsonl")).expect("puzzles.jsonl");
+    assert_eq!(check_lines(&docs, "puzzle", &lines).len(), 2);
+}
+
+/// The messages of query.proto, as (message, its field names), read from the file.
+fn proto_messages() -> BTreeMap<String, BTreeSet<String>> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../proto/proto/hakase/v1/query.proto");
+    let text = std::fs::read_to_string(path).expect("query.proto");
+    let mut messages = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines().map(str::trim) {
+        if let Some(rest) = line.strip_prefix("message ") {
+            let name = rest.trim_end_matches(['{', ' ']).to_string();
+            messages.insert(name.clone(), BTreeSet::new());
+            current = Some(name);
+        } else if line.starts_with('}') {
+            current = None;
+        } else if let (Some(name), Some((decl, _))) = (&current, line.split_once(" = ")) {
+            if !line.starts_with("//") {
+                let field = decl.split_whitespace().last().expect("a field name");
+                messages
+                    .get_mut(name)
+                    .expect("open message")
+                    .insert(field.to_string());
+            }
+        }
+    }
+    messages
+}
+
+/// Every field of the query service's messages is documented under `grpc MESSAGE`, and
+/// every documented one exists: the gRPC names are the JSON names.
+#[test]
+fn grpc_messages_use_the_documented_names() {
+    let docs = documented();
+    let messages = proto_messages();
+    assert!(messages.len() >= 10, "{messages:?}");
+    for (name, fields) in &messages {
+        let listed = docs
+            .get(&format!("grpc {name}"))
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(fields, &listed, "gRPC {name} against docs/json.md");
+    }
+    for key in docs.keys().filter(|k| k.starts_with("grpc ")) {
+        assert!(
+            messages.contains_key(&key["grpc ".len()..]),
+            "{key} is not in query.proto"
+        );
+    }
+}
+
+/// The names docs/json.md retired are nowhere in a documented document, and every field name
+/// is snake_case.
+#[test]
+fn every_documented_name_is_on_the_scheme() {
+    const RETIRED: [&str; 10] = [
+        "first",
+        "best_guess",
+        "best_first_guess",
+        "candidate_count",
+        "expected",
+        "best_total",
+        "best_worst",
+        "left_after_rows",
+        "next",
+        "code",
+    ];
+    for (document, paths) in documented() {
+        for path in paths {
+            for name in path.split('.').map(|n| n.trim_end_matches("[]")) {
+                assert!(!RETIRED.contains(&name), "{document}: {path}");
+                assert!(
+                    !name.is_empty()
+                        && name
+                            .chars()
+                            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+                    "{document}: {path} is not snake_case"
+                );
+            }
+        }
+    }
 }

@@ -1,32 +1,17 @@
 //! `hakase puzzle` run as a user would: one puzzle, a batch, an interrupted batch resumed,
 //! and bad options.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
+use common::{hakase, ok};
 use serde_json::Value;
-
-fn hakase(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hakase"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("hakase-puzzle-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     dir
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = hakase(args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8")
 }
 
 #[test]
@@ -56,6 +41,30 @@ fn one_puzzle_prints_the_solution_below_a_line_and_json_agrees() {
     assert_eq!(hidden, puzzle);
 }
 
+/// A puzzle line as versions before the names moved onto docs/json.md's scheme wrote it.
+fn in_old_names(line: &str) -> String {
+    fn rename(object: &mut Value, from: &str, to: &str) {
+        if let Some(map) = object.as_object_mut() {
+            if let Some(value) = map.remove(from) {
+                map.insert(to.to_string(), value);
+            }
+        }
+    }
+    let mut puzzle: Value = serde_json::from_str(line).expect("a puzzle line");
+    let grade = &mut puzzle["grade"];
+    if let Some(deduction) = grade.get_mut("deduction") {
+        rename(deduction, "counts", "left_after_rows");
+    }
+    if let Some(best) = grade.get_mut("best_move") {
+        rename(best, "candidates", "answers");
+        rename(best, "total", "best_total");
+        rename(best, "worst", "best_worst");
+        rename(&mut best["goal"], "win_within", "win-within");
+    }
+    rename(grade, "best_move", "best-move");
+    puzzle.to_string()
+}
+
 #[test]
 fn an_interrupted_batch_resumes_to_the_same_puzzles() {
     let dir = scratch("resume");
@@ -81,14 +90,17 @@ fn an_interrupted_batch_resumes_to_the_same_puzzles() {
     let sheet = std::fs::read_to_string(dir.join("sheet.txt")).expect("sheet");
     assert_eq!(sheet.matches("Day ").count(), 6);
 
-    // Kill it mid-write: two days kept, the third torn.
+    // Kill it mid-write: two days kept, the third torn. The two kept are rewritten in the
+    // names an older version wrote, which a resume must still read.
     let lines = std::fs::read_to_string(dir.join("puzzles.jsonl")).expect("lines");
     let keep: Vec<&str> = lines.lines().take(3).collect();
     let third = keep[2].as_bytes();
+    let (first, second) = (in_old_names(keep[0]), in_old_names(keep[1]));
+    assert_ne!((first.as_str(), second.as_str()), (keep[0], keep[1]));
     let torn = [
-        keep[0].as_bytes(),
+        first.as_bytes(),
         b"\n",
-        keep[1].as_bytes(),
+        second.as_bytes(),
         b"\n",
         &third[..third.len() / 2],
     ]

@@ -1,6 +1,9 @@
 //! `hakase query`, `play`, `chart --run`, `export`, `runs`, `plot` and `display` run as a
 //! user would, against a run the real `hakase solve` wrote.
 
+mod common;
+
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -15,19 +18,8 @@ use serde_json::Value;
 fn data_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let data = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("query-cli-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&data);
-        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
-            .args(["solve", "--game", "pokemon-qiita2023", "--db"])
-            .arg(data.join("qiita"))
-            .output()
-            .expect("hakase solve runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let data = common::scratch("query-cli");
+        common::solve_run("pokemon-qiita2023", &data.join("qiita"));
         data
     })
 }
@@ -329,18 +321,16 @@ fn tree_files_and_custom_list_runs_answer_queries() {
     let words: Vec<&str> = (0..12).map(|a| game.answer_text(a)).collect();
     let answers = dir.join("answers.txt");
     std::fs::write(&answers, words.join("\n")).expect("answers");
-    let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
-        .args(["solve", "--game", "pokemon-qiita2023", "--answers"])
-        .arg(&answers)
-        .arg("--db")
-        .arg(data_dir().join("custom"))
-        .output()
-        .expect("solve");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let custom = data_dir().join("custom");
+    common::hakase_ok([
+        OsStr::new("solve"),
+        OsStr::new("--game"),
+        OsStr::new("pokemon-qiita2023"),
+        OsStr::new("--answers"),
+        answers.as_os_str(),
+        OsStr::new("--db"),
+        custom.as_os_str(),
+    ]);
     let text = ok(&["query", "--run", "custom"]);
     assert!(
         text.starts_with("12 answers left before any guess\n"),

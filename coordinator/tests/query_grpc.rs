@@ -1,8 +1,9 @@
 //! The query service over gRPC, served in-process on a free loopback port, against a run the
 //! real `hakase solve` wrote.
 
+mod common;
+
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
 
 use hakase_coordinator::query::{serve, RunCatalog};
@@ -21,20 +22,8 @@ use tonic::Code;
 fn run_dir() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("query-grpc-{}", std::process::id()))
-            .join("qiita");
-        let _ = std::fs::remove_dir_all(&dir);
-        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
-            .args(["solve", "--game", "pokemon-qiita2023", "--db"])
-            .arg(&dir)
-            .output()
-            .expect("hakase solve runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let dir = common::scratch("query-grpc").join("qiita");
+        common::solve_run("pokemon-qiita2023", &dir);
         dir
     })
 }
@@ -165,7 +154,7 @@ async fn off_tree_guesses_are_solved_on_the_spot() {
         .expect("answer")
         .into_inner();
     assert_eq!(reply.source, AnswerSource::Computed as i32);
-    assert_eq!(reply.candidate_count, 23);
+    assert_eq!(reply.count, 23);
     assert_eq!(reply.guess, "ゴーリキー");
     assert_eq!((reply.total, reply.worst), (61, 4));
     assert!(reply.candidates.is_empty(), "23 > 20 are not listed");
@@ -178,7 +167,7 @@ async fn off_tree_guesses_are_solved_on_the_spot() {
         .await
         .expect("answer")
         .into_inner();
-    assert_eq!(reply.candidate_count, 9);
+    assert_eq!(reply.count, 9);
     assert_eq!(reply.candidates.len(), 9);
 }
 
@@ -279,15 +268,12 @@ async fn chart_tree_and_runs_answer_with_the_runs_values() {
     assert_eq!(chart.total, 964);
     assert!(chart.proven);
     assert_eq!(chart.rows.iter().map(|r| r.total).sum::<u64>(), 964);
-    assert_eq!(
-        chart.rows.iter().map(|r| r.candidate_count).sum::<u32>(),
-        285
-    );
+    assert_eq!(chart.rows.iter().map(|r| r.count).sum::<u32>(), 285);
     let first = &chart.rows[0];
     assert_eq!(
         (
             first.pattern.as_str(),
-            first.candidate_count,
+            first.count,
             first.second_guess.as_str(),
             first.total,
             first.worst
@@ -304,7 +290,7 @@ async fn chart_tree_and_runs_answer_with_the_runs_values() {
         .expect("chart")
         .into_inner();
     assert_eq!(other.source, AnswerSource::Computed as i32);
-    assert_eq!(other.rows[0].candidate_count, 67);
+    assert_eq!(other.rows[0].count, 67);
     assert!(other.total > 964);
 
     let (game, _) = game();
@@ -339,9 +325,23 @@ async fn chart_tree_and_runs_answer_with_the_runs_values() {
         (
             runs.runs[0].name.as_str(),
             runs.runs[0].total,
-            runs.runs[0].best_first_guess.as_str()
+            runs.runs[0].first_guess.as_str()
         ),
         ("qiita", 964, "ジーランス")
+    );
+    // The options are a message with the JSON object's fields, no longer a JSON string.
+    assert_eq!(
+        runs.runs[0].options,
+        Some(hakase_proto::v1::SolverOptions {
+            objective: "total".into(),
+            max_guesses: None,
+            mode: "normal".into(),
+            top_k: None,
+        })
+    );
+    assert_eq!(
+        (runs.runs[0].claim.as_str(), runs.runs[0].label.as_str()),
+        ("proven optimal", "proven-optimal")
     );
 }
 

@@ -2,8 +2,10 @@
 //! run the real `hakase solve` wrote and a tree file made from it: answers, errors, limits,
 //! slow clients and rescans.
 
+mod common;
+
+use std::ffi::OsStr;
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -23,31 +25,17 @@ use tokio::io::AsyncWriteExt;
 fn scratch() -> &'static PathBuf {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("query-http-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = common::scratch("query-http");
         let run = dir.join("data").join("qiita");
-        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
-            .args(["solve", "--game", "pokemon-qiita2023", "--db"])
-            .arg(&run)
-            .output()
-            .expect("hakase solve runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
-            .args(["export", "--format", "json", "--run"])
-            .arg(&run)
-            .output()
-            .expect("hakase export runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        std::fs::write(dir.join("tree.json"), &out.stdout).expect("writing the tree");
+        common::solve_run("pokemon-qiita2023", &run);
+        let tree = common::hakase_ok([
+            OsStr::new("export"),
+            OsStr::new("--format"),
+            OsStr::new("json"),
+            OsStr::new("--run"),
+            run.as_os_str(),
+        ]);
+        std::fs::write(dir.join("tree.json"), tree).expect("writing the tree");
         dir
     })
 }
@@ -160,6 +148,14 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
         .map(|r| (r["name"].as_str().unwrap(), r["kind"].as_str().unwrap()))
         .collect();
     assert_eq!(names, [("qiita", "run"), ("tree", "tree")]);
+    let docs = common::documented();
+    common::check_fields(&docs, "GET /runs", &json!({"runs": runs}));
+    // The claim is the server's: its kind for a page to word, and its words.
+    assert_eq!(
+        (runs[0]["label"].as_str(), runs[0]["claim"].as_str()),
+        (Some("proven-optimal"), Some("proven optimal"))
+    );
+    assert_eq!(runs[0]["options"]["objective"], "total");
     assert_eq!(runs[0]["total"], 964);
     assert_eq!(runs[0]["kana"], true);
     assert_eq!(runs[1]["total"], 964);
@@ -172,6 +168,7 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
         assert_eq!(next["total"], 964);
         assert_eq!(next["worst"], 5);
         assert_eq!(next["source"], "tree");
+        common::check_fields(&docs, "query", &next);
     }
     let after = history(&[("ジーランス", "灰灰灰灰灰")]);
     let (status, next) = post(a, "/api/v1/next", json!({"run": "qiita", "history": after})).await;
@@ -196,6 +193,7 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
     assert_eq!((count, total), (71, 210));
     assert_eq!(rows[0]["pattern"], "灰灰灰灰灰");
     assert_eq!(rows[0]["count"], 24);
+    common::check_fields(&docs, "POST /chart", &chart);
 
     // Off the stored tree (the run opens with ジーランス), every row still names its next
     // guess, read from the subtree solved on the spot, and the rows add up to the step's
@@ -217,7 +215,7 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
     assert_eq!((count, total), (67, 203));
     assert!(
         rows.iter()
-            .all(|r| r["next"].is_string() || r["digits"] == "22222"),
+            .all(|r| r["next_guess"].is_string() || r["digits"] == "22222"),
         "{rows:?}"
     );
 
@@ -241,6 +239,7 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
     .await;
     assert_eq!(status, 200);
     assert_eq!(left["count"], 9);
+    common::check_fields(&docs, "POST /candidates", &left);
     assert_eq!(
         left["candidates"],
         json!([
@@ -269,6 +268,7 @@ async fn next_candidates_chart_and_tree_answer_from_the_run() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_get_json_errors_and_the_server_keeps_serving() {
+    let docs = common::documented();
     let served = start_default().await;
     let a = &served.addr;
     let cases: Vec<(u16, &str, &str, Bytes, &str)> = vec![
@@ -311,7 +311,8 @@ async fn bad_requests_get_json_errors_and_the_server_keeps_serving() {
     for (status, code, path, body, message) in cases {
         let (got, error) = call(a, "POST", path, body).await;
         assert_eq!(got, status, "{error}");
-        assert_eq!(error["error"]["code"], code);
+        assert_eq!(error["error"]["kind"], code);
+        common::check_fields(&docs, "error", &error);
         assert_eq!(error["error"]["message"], message);
     }
     let (got, error) = post(a, "/api/v1/next", json!({"run": "qiita", "history": 3})).await;
@@ -390,4 +391,43 @@ async fn a_rescan_picks_up_a_run_that_appears() {
     assert_eq!(report.reloaded, Vec::<String>::new());
     assert_eq!(report.runs, ["qiita"]);
     assert!(load_path(&data.join("late")).is_ok());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn puzzles_answer_in_the_documented_names() {
+    let docs = common::documented();
+    let served = start_default().await;
+    let a = &served.addr;
+    let (status, list) = call(a, "GET", "/api/v1/puzzles", "").await;
+    assert_eq!(status, 200);
+    common::check_fields(&docs, "GET /puzzles", &list);
+    assert_eq!(
+        list["batches"][0],
+        json!({"name": "pokemon-today", "game": "pokemon-today", "count": 90})
+    );
+    let (status, day) = call(a, "GET", "/api/v1/puzzles/pokemon-today/1", "").await;
+    assert_eq!(status, 200);
+    common::check_fields(&docs, "GET /puzzles/{batch}/{day}", &day);
+    assert_eq!(day["kind"], "best-move");
+    // The committed batch was written with the old names (answers, best_total, best_worst);
+    // it is read through the aliases and answered in the new ones.
+    let (status, verdict) = post(
+        a,
+        "/api/v1/puzzles/pokemon-today/1/answer",
+        json!({"answer": "らてぃあす"}),
+    )
+    .await;
+    assert_eq!(status, 200);
+    common::check_fields(&docs, "POST /puzzles/{batch}/{day}/answer", &verdict);
+    let grade = &verdict["grade"]["best_move"];
+    assert_eq!(
+        (
+            verdict["correct"].as_bool(),
+            grade["total"].as_u64(),
+            grade["worst"].as_u64(),
+            grade["candidates"].as_array().map(Vec::len)
+        ),
+        (Some(true), Some(15), Some(2), Some(8))
+    );
+    assert_eq!(grade["goal"], json!({"win_within": {"guesses": 2}}));
 }

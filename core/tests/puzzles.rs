@@ -123,7 +123,7 @@ fn check(game: &Game, p: &Puzzle) {
             let counts: Vec<usize> = (1..=rows.len())
                 .map(|k| fitting(&answers, &rows[..k], colours).len())
                 .collect();
-            assert_eq!(counts, g.left_after_rows, "day {day}: answers left per row");
+            assert_eq!(counts, g.counts, "day {day}: answers left per row");
             for skip in 0..rows.len() {
                 let mut fewer = rows.clone();
                 fewer.remove(skip);
@@ -153,7 +153,7 @@ fn check(game: &Game, p: &Puzzle) {
         }
         Grade::BestMove(g) => {
             assert_eq!(p.kind, Kind::BestMove);
-            assert_eq!(left, g.answers, "day {day}: answers left");
+            assert_eq!(left, g.candidates, "day {day}: answers left");
             check_best_move(game, p, g, &left);
         }
     }
@@ -192,8 +192,8 @@ fn check_best_move(
             .unwrap_or(INFEASIBLE)
     };
     let best = id(&p.solution);
-    assert_eq!(total(best), g.best_total, "day {day}: best total");
-    assert_eq!(worst(best), g.best_worst, "day {day}: best worst case");
+    assert_eq!(total(best), g.total, "day {day}: best total");
+    assert_eq!(worst(best), g.worst, "day {day}: best worst case");
     for t in &g.tempting {
         let guess = id(&t.guess);
         assert_eq!(total(guess), t.total, "day {day}: {} total", t.strategy);
@@ -226,22 +226,17 @@ fn check_best_move(
             for guess in 0..sub.guesses().len() as GuessId {
                 if guess != best {
                     assert!(
-                        !solver
-                            .evaluate_guess(&root, guess, g.best_total + 1)
-                            .is_exact(),
+                        !solver.evaluate_guess(&root, guess, g.total + 1).is_exact(),
                         "day {day}: {} is as good as the solution",
                         sub.guess_text(guess)
                     );
                 }
             }
-            assert!(
-                entropy.total > g.best_total,
-                "day {day}: entropy is not wrong"
-            );
+            assert!(entropy.total > g.total, "day {day}: entropy is not wrong");
             let missed = g
                 .tempting
                 .iter()
-                .map(|t| t.total.saturating_sub(g.best_total))
+                .map(|t| t.total.saturating_sub(g.total))
                 .max();
             assert_eq!(missed, Some(g.margin), "day {day}: margin");
             assert_eq!(p.level, Level::Hard);
@@ -259,7 +254,7 @@ fn check_batch(game: &Game, puzzles: &[Puzzle]) {
         check(game, p);
         let key = match &p.grade {
             Grade::Deduction(_) => vec![p.solution.clone()],
-            Grade::BestMove(g) => g.answers.clone(),
+            Grade::BestMove(g) => g.candidates.clone(),
         };
         assert!(
             answers.insert(key),
@@ -433,7 +428,7 @@ fn claims_are_checked_against_the_rows() {
         match &mut lie.grade {
             Grade::Deduction(_) => lie.solution = game.answer_text(0).to_string(),
             Grade::BestMove(g) => {
-                g.answers.pop();
+                g.candidates.pop();
             }
         }
         if lie.solution != p.solution || matches!(lie.grade, Grade::BestMove(_)) {

@@ -67,6 +67,16 @@ impl Label {
         }
     }
 
+    /// The label's name in JSON and gRPC (`proven-optimal`, `exact`, `heuristic`): the kind
+    /// a client words in its own language.
+    pub fn name(self) -> &'static str {
+        match self {
+            Label::ProvenOptimal => "proven-optimal",
+            Label::Exact => "exact",
+            Label::Heuristic => "heuristic",
+        }
+    }
+
     /// The word the e-paper header shows: it has room for one short word.
     pub fn short(self) -> &'static str {
         match self {

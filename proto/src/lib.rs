@@ -6,9 +6,12 @@
 
 #![warn(missing_docs)]
 
+pub mod client;
 pub mod error;
+pub mod explain;
 pub mod game;
 pub mod job;
+pub mod options;
 pub mod token;
 pub mod tree;
 

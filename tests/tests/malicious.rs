@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{Outcome, SolverConfig, INFEASIBLE};
+use hakase_proto::client::{channel, Auth};
 use hakase_proto::job::{JobId, JobKind, JobSpec};
 use hakase_proto::v1::admin_client::AdminClient;
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{CompleteRequest, JobResult, LeaseRequest, RegisterRequest, StatusRequest};
 use hakase_tests::*;
-use hakase_worker::client::{channel, Auth};
 use hakase_worker::{solve_job, Workbench};
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
@@ -199,7 +199,7 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
         };
         let (id_a, spec_a, _) = &jobs[0];
         let (id_b, _, _) = &jobs[1];
-        let honest_a = solve_job(&bench.solver, spec_a, INFEASIBLE);
+        let honest_a = solve_job(bench.solver(), spec_a, INFEASIBLE);
         assert!(matches!(honest_a.outcome, Outcome::Exact { .. }));
         // Another run (another game's job id): refused as unknown, nothing taken.
         let other_run = load_preset("pokemon-today").expect("preset");
@@ -317,7 +317,7 @@ fn part_claims_are_audited_and_a_quarantine_outlives_a_restart() {
             tokio::time::sleep(Duration::from_millis(10)).await;
         };
         let bench = Workbench::new(game.clone(), SolverConfig::default(), None, 1_000_000);
-        let mut understated = solve_job(&bench.solver, &spec, INFEASIBLE).to_proto(id);
+        let mut understated = solve_job(bench.solver(), &spec, INFEASIBLE).to_proto(id);
         assert!(understated.exact);
         understated.value -= 1;
         assert_eq!(forger.complete(understated).await, Code::InvalidArgument);

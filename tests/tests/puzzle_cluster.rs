@@ -9,11 +9,11 @@ use std::time::Duration;
 use hakase_core::presets::load_preset;
 use hakase_core::puzzle::{Generator, Slot};
 use hakase_core::FeedbackTable;
+use hakase_proto::client::{channel, Auth};
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::puzzles_client::PuzzlesClient;
 use hakase_proto::v1::{PuzzleCompleteRequest, PuzzleLeaseRequest, PuzzleResult, RegisterRequest};
 use hakase_tests::*;
-use hakase_worker::client::{channel, Auth};
 use tonic::Code;
 
 const GAME: &str = "pokemon-today";
@@ -243,6 +243,6 @@ fn a_worker_lying_about_a_best_move_is_refused() {
         assert!(w.wait(Duration::from_secs(30)).success(), "{}", w.errors());
     }
     let checked = summary["checked"].as_str().expect("checked line");
-    assert!(checked.contains("; 1 workers refused"), "{checked}");
+    assert!(checked.contains("; 1 worker refused"), "{checked}");
     assert_same_files(&local, &out);
 }

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{Outcome, SolverConfig};
+use hakase_proto::client::{channel, Auth};
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_proto::v1::admin_client::AdminClient;
 use hakase_proto::v1::cluster_client::ClusterClient;
@@ -13,7 +14,6 @@ use hakase_proto::v1::{
     CompleteRequest, HeartbeatRequest, JobResult, LeaseRequest, RegisterRequest, StatusRequest,
 };
 use hakase_tests::*;
-use hakase_worker::client::{channel, Auth};
 use hakase_worker::{solve_job, Workbench};
 use tonic::Code;
 
@@ -129,7 +129,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
         let rebuilt =
             hakase_proto::game::from_spec(reply.game.as_ref().expect("game"), &fingerprint)
                 .expect("the game rebuilds with the same fingerprint");
-        assert_eq!(rebuilt.answers().len(), bench.game.answers().len());
+        assert_eq!(rebuilt.answers().len(), bench.game().answers().len());
 
         let lease = |max_jobs: u32, fp: &str| LeaseRequest {
             worker_id: reply.worker_id,
@@ -162,9 +162,12 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         let job = job.expect("a job to lease");
-        let (id, spec, beta): (JobId, JobSpec, u32) =
-            JobSpec::from_proto(&job, bench.game.answers().len(), bench.game.guesses().len())
-                .expect("a valid job");
+        let (id, spec, beta): (JobId, JobSpec, u32) = JobSpec::from_proto(
+            &job,
+            bench.game().answers().len(),
+            bench.game().guesses().len(),
+        )
+        .expect("a valid job");
 
         let heartbeat = HeartbeatRequest {
             worker_id: reply.worker_id,
@@ -175,7 +178,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             Code::InvalidArgument
         );
 
-        let answer = solve_job(&bench.solver, &spec, beta);
+        let answer = solve_job(bench.solver(), &spec, beta);
         let good = answer.to_proto(id);
         let complete = |result: Option<JobResult>, fp: &str| CompleteRequest {
             worker_id: reply.worker_id,
@@ -270,7 +273,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             .into_inner();
         assert_eq!(batched.taken, vec![true, false]);
         assert!(!batched.accepted);
-        let decoded = JobAnswer::from_proto(&answer.to_proto(id), bench.game.guesses().len())
+        let decoded = JobAnswer::from_proto(&answer.to_proto(id), bench.game().guesses().len())
             .expect("round trip");
         assert_eq!(decoded.1.outcome, answer.outcome);
         // A false exact value (with a tree that totals more) quarantines the worker: it is

@@ -166,6 +166,17 @@ fn hiragana(word: &str) -> String {
         .collect()
 }
 
+/// The text of the element with id `id`.
+async fn text_of(client: &Client, id: &str) -> String {
+    client
+        .find(Locator::Id(id))
+        .await
+        .unwrap_or_else(|e| panic!("#{id}: {e}"))
+        .text()
+        .await
+        .unwrap_or_else(|e| panic!("the text of #{id}: {e}"))
+}
+
 /// Plays `answer` on the page by taking each suggestion (typed in hiragana when `kana`) and
 /// clicking its tiles to the colours the game would show; returns the guesses it took.
 async fn play(client: &Client, base: &str, run: &LoadedRun, answer: AnswerId, kana: bool) -> usize {
@@ -177,13 +188,7 @@ async fn play(client: &Client, base: &str, run: &LoadedRun, answer: AnswerId, ka
     let mut steps = 0;
     assert_eq!(settled(client, 0).await, "");
     loop {
-        let suggested = client
-            .find(Locator::Id("next-guess"))
-            .await
-            .expect("the suggestion")
-            .text()
-            .await
-            .expect("its text");
+        let suggested = text_of(client, "next-guess").await;
         let guess = game
             .find_guess(&suggested)
             .expect("the suggestion is a word");
@@ -366,15 +371,22 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
         assert_eq!(played, 4, "{}", salet_run.game.answer_text(wordle_answer));
 
         // The tree of `solve --first salet` never claims more than it proves.
-        let info = client
-            .find(Locator::Id("run-info"))
-            .await
-            .expect("run info")
-            .text()
-            .await
-            .expect("text");
+        let info = text_of(&client, "run-info").await;
         assert!(
             info.ends_with("proven optimal GIVEN THE FIRST GUESS salet"),
+            "{info}"
+        );
+        // In Japanese the page words the label the server sent; it does not judge the proof.
+        client
+            .goto(&format!("{base}/?run=salet&lang=ja"))
+            .await
+            .expect("page");
+        settled(&client, 0).await;
+        let info = text_of(&client, "run-info").await;
+        assert!(
+            info.ends_with(
+                "初手「salet」を前提とした最適性は証明済み（初手そのものの最適性ではない）"
+            ),
             "{info}"
         );
 

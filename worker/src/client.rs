@@ -10,26 +10,24 @@ use std::time::Duration;
 
 use hakase_core::solver::{Outcome, SolverConfig};
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
-use hakase_proto::token::validate_token;
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{
     CompleteRequest, HeartbeatRequest, Incumbent, LeaseRequest, RegisterReply, RegisterRequest,
 };
-use hakase_proto::{bearer, AUTH_HEADER, MAX_MESSAGE_BYTES};
+use hakase_proto::MAX_MESSAGE_BYTES;
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio::task::JoinSet;
 use tonic::codegen::InterceptedService;
-use tonic::metadata::MetadataValue;
-use tonic::service::Interceptor;
-use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 use crate::error::WorkerError;
 use crate::exec::{solve_job, Workbench};
-use crate::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
 use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
+use hakase_proto::client::{channel, Auth};
+use hakase_proto::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
 
 /// How a worker connects and works.
 #[derive(Debug, Clone)]
@@ -75,65 +73,14 @@ pub struct WorkerSummary {
     pub lease_wait: Duration,
 }
 
-/// Adds the shared token to every call.
-#[derive(Clone)]
-pub struct Auth(MetadataValue<tonic::metadata::Ascii>);
-
-impl Auth {
-    /// The interceptor for `token`.
-    pub fn new(token: &str) -> Result<Auth, WorkerError> {
-        validate_token(token).map_err(|e| WorkerError::Connect(format!("--token: {e}")))?;
-        bearer(token)
-            .parse()
-            .map(Auth)
-            .map_err(|_| WorkerError::Connect("the token must be printable ASCII".into()))
-    }
-}
-
-impl Interceptor for Auth {
-    fn call(&mut self, mut request: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
-        request.metadata_mut().insert(AUTH_HEADER, self.0.clone());
-        Ok(request)
-    }
-}
-
 /// The client type workers use.
 pub type Client = ClusterClient<InterceptedService<Channel, Auth>>;
-
-/// A lazily connecting channel to `url`, with TLS when the URL is `https://`.
-pub fn channel(
-    url: &str,
-    ca_cert: Option<&PathBuf>,
-    tls_domain: Option<&str>,
-) -> Result<Channel, WorkerError> {
-    let mut endpoint = Endpoint::from_shared(url.to_string())
-        .map_err(|e| WorkerError::Connect(format!("{url}: {e}")))?
-        .connect_timeout(Duration::from_secs(5))
-        .tcp_nodelay(true);
-    if url.starts_with("https://") {
-        let mut tls = ClientTlsConfig::new().with_enabled_roots();
-        if let Some(path) = ca_cert {
-            let pem = std::fs::read(path).map_err(|source| WorkerError::Io {
-                path: path.display().to_string(),
-                source,
-            })?;
-            tls = tls.ca_certificate(Certificate::from_pem(pem));
-        }
-        if let Some(domain) = tls_domain {
-            tls = tls.domain_name(domain);
-        }
-        endpoint = endpoint
-            .tls_config(tls)
-            .map_err(|e| WorkerError::Connect(format!("TLS: {e}")))?;
-    }
-    Ok(endpoint.connect_lazy())
-}
 
 /// A cluster client for `opts`.
 pub fn client(opts: &WorkerOptions) -> Result<Client, WorkerError> {
     let channel = channel(
         &opts.connect,
-        opts.ca_cert.as_ref(),
+        opts.ca_cert.as_deref(),
         opts.tls_domain.as_deref(),
     )?;
     Ok(
@@ -209,7 +156,7 @@ pub async fn run(
                 let made = build_bench(&reply, &opts, db.as_ref()).await?;
                 summary.memo_loaded = made.memo.as_ref().map_or(0, |m| m.loaded());
                 tracing::info!(
-                    game = made.game.name(),
+                    game = made.game().name(),
                     fingerprint = %reply.fingerprint,
                     memo_loaded = summary.memo_loaded,
                     "registered"
@@ -392,8 +339,8 @@ async fn work(
     let mut next_lease = tokio::time::Instant::now();
     let mut backoff = Duration::from_millis(100);
     let mut finished = false;
-    let answers = bench.game.answers().len();
-    let guesses = bench.game.guesses().len();
+    let answers = bench.game().answers().len();
+    let guesses = bench.game().guesses().len();
     let reporter = client.clone();
     let report_batch = |batch: Vec<(JobId, JobAnswer)>| {
         report(reporter.clone(), reply.clone(), batch, stop.clone())
@@ -591,7 +538,7 @@ impl Started {
         if !self.delay.is_zero() {
             std::thread::sleep(self.delay);
         }
-        let answer = solve_job(&bench.solver, &self.spec, beta);
+        let answer = solve_job(bench.solver(), &self.spec, beta);
         if let (Some(i), Outcome::Exact { value, .. }) = (self.first, answer.outcome) {
             incumbent.offer(value, i);
         }

@@ -42,3 +42,13 @@ pub enum WorkerError {
         source: std::io::Error,
     },
 }
+
+impl From<hakase_proto::client::ClientError> for WorkerError {
+    fn from(error: hakase_proto::client::ClientError) -> WorkerError {
+        use hakase_proto::client::ClientError;
+        match error {
+            ClientError::Settings(why) => WorkerError::Connect(why),
+            ClientError::Io { path, source } => WorkerError::Io { path, source },
+        }
+    }
+}

@@ -10,16 +10,27 @@ use hakase_proto::job::{JobAnswer, JobKind, JobSpec};
 
 use crate::memo::SledMemo;
 
+/// The game and table of one run: what the run's [`Solver`] borrows.
+pub struct Tables {
+    game: Game,
+    table: FeedbackTable,
+}
+
+self_cell::self_cell!(
+    /// The tables and the solver that borrows them, owned together so that a worker serving
+    /// run after run frees each one's tables with its workbench (no leak per run).
+    struct Owned {
+        owner: Tables,
+        #[covariant]
+        dependent: Solver,
+    }
+);
+
 /// Everything needed to solve jobs of one run: the game, its table and a solver whose memo
-/// is shared by every job of the process. The game and table live as long as the process,
-/// which lets the solver be shared across threads without lifetimes.
+/// is shared by every job of the process. Shared across threads in an `Arc`; dropping the
+/// last one frees the tables.
 pub struct Workbench {
-    /// The game being solved.
-    pub game: &'static Game,
-    /// Its feedback table.
-    pub table: &'static FeedbackTable,
-    /// The solver, shared by concurrent jobs.
-    pub solver: Solver<'static>,
+    owned: Owned,
     /// The persistent memo behind the solver, if any (flushed before results are reported).
     pub memo: Option<Arc<SledMemo>>,
 }
@@ -32,29 +43,28 @@ impl Workbench {
         memo: Option<Arc<SledMemo>>,
         memo_entries: usize,
     ) -> Workbench {
-        let game: &'static Game = Box::leak(Box::new(game));
-        let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
-        Workbench::with_table(game, table, config, memo, memo_entries)
+        let table = FeedbackTable::build(&game);
+        let shared = memo.clone();
+        let owned = Owned::new(Tables { game, table }, |t| match shared {
+            Some(memo) => Solver::with_memo(&t.game, &t.table, config, memo),
+            None => Solver::new(&t.game, &t.table, config, memo_entries),
+        });
+        Workbench { owned, memo }
     }
 
-    /// A workbench over a game and table that already live as long as the process.
-    pub fn with_table(
-        game: &'static Game,
-        table: &'static FeedbackTable,
-        config: SolverConfig,
-        memo: Option<Arc<SledMemo>>,
-        memo_entries: usize,
-    ) -> Workbench {
-        let solver = match &memo {
-            Some(memo) => Solver::with_memo(game, table, config, memo.clone()),
-            None => Solver::new(game, table, config, memo_entries),
-        };
-        Workbench {
-            game,
-            table,
-            solver,
-            memo,
-        }
+    /// The game being solved.
+    pub fn game(&self) -> &Game {
+        &self.owned.borrow_owner().game
+    }
+
+    /// Its feedback table.
+    pub fn table(&self) -> &FeedbackTable {
+        &self.owned.borrow_owner().table
+    }
+
+    /// The solver, shared by concurrent jobs.
+    pub fn solver(&self) -> &Solver<'_> {
+        self.owned.borrow_dependent()
     }
 
     /// Makes every memo fact learned so far durable.

@@ -7,7 +7,6 @@
 pub mod client;
 pub mod error;
 pub mod exec;
-pub mod explain;
 pub mod group_commit;
 pub mod incumbent;
 pub mod joblog;

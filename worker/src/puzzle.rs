@@ -19,10 +19,11 @@ use tonic::codegen::InterceptedService;
 use tonic::transport::Channel;
 use tonic::Code;
 
-use crate::client::{channel, transient, wait, Auth, Client, WorkerOptions, WorkerSummary};
+use crate::client::{transient, wait, Client, WorkerOptions, WorkerSummary};
 use crate::error::WorkerError;
 use crate::exec::Workbench;
-use crate::explain::explain;
+use hakase_proto::client::{channel, Auth};
+use hakase_proto::explain::explain;
 
 type Puzzles = PuzzlesClient<InterceptedService<Channel, Auth>>;
 
@@ -45,7 +46,7 @@ fn read_job(job: &PuzzleJob) -> Option<(Slot, u32, u64)> {
 }
 
 /// Makes one day.
-fn make(generator: &Generator<'static>, job: &PuzzleJob) -> PuzzleResult {
+fn make(generator: &Generator<'_>, job: &PuzzleJob) -> PuzzleResult {
     let started = Instant::now();
     let made =
         read_job(job).and_then(|(slot, attempt, seed)| generator.generate(&slot, seed, attempt));
@@ -70,13 +71,12 @@ pub(crate) async fn work(
 ) -> Result<After, WorkerError> {
     let channel = channel(
         &opts.connect,
-        opts.ca_cert.as_ref(),
+        opts.ca_cert.as_deref(),
         opts.tls_domain.as_deref(),
     )?;
     let mut puzzles: Puzzles = PuzzlesClient::with_interceptor(channel, Auth::new(&opts.token)?)
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
-    let generator = Arc::new(Generator::new(bench.game, bench.table));
     let slots = opts.slots.max(1);
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<PuzzleResult>();
     let mut active: HashSet<Vec<u8>> = HashSet::new();
@@ -118,11 +118,12 @@ pub(crate) async fn work(
                             tracing::warn!(day = job.day, "skipping a malformed puzzle job");
                             continue;
                         }
-                        let (generator, tx) = (generator.clone(), done_tx.clone());
+                        let (bench, tx) = (bench.clone(), done_tx.clone());
                         let delay = opts.job_delay;
                         tokio::task::spawn_blocking(move || {
                             // Test hook: lets a test kill the coordinator mid-batch.
                             std::thread::sleep(delay);
+                            let generator = Generator::new(bench.game(), bench.table());
                             let _ = tx.send(make(&generator, &job));
                         });
                     }

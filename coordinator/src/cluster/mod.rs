@@ -10,12 +10,10 @@ pub mod engine;
 pub mod error;
 pub mod joblog;
 pub mod plan;
-pub mod progress;
 pub mod server;
 pub mod store;
 
 pub use engine::{Engine, EngineParams, Snapshot};
 pub use error::ClusterError;
 pub use plan::PlanParams;
-pub mod report;
 pub mod runtime;

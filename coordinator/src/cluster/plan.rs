@@ -13,6 +13,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use hakase_core::history::partition;
 use hakase_core::solver::bounds::min_depth;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{
@@ -361,15 +362,9 @@ impl Planner {
         let guess = self.level.order[i].guess;
         let word = game.guesses()[guess as usize];
         let left = self.level.guesses_left.saturating_sub(1);
-        let mut buckets: Vec<Vec<u32>> = vec![Vec::new(); hakase_core::pattern::PATTERNS];
-        let row = table.row(guess);
-        for &a in &self.level.root.candidates {
-            buckets[row[a as usize] as usize].push(a);
-        }
         let mut parts = Vec::new();
-        for (code, candidates) in buckets.into_iter().enumerate() {
-            let pattern = Pattern(code as u8);
-            if candidates.is_empty() || pattern == Pattern::ALL_GREEN {
+        for (pattern, candidates) in partition(table, guess, &self.level.root.candidates) {
+            if pattern == Pattern::ALL_GREEN {
                 continue;
             }
             let hard = if self.config.mode == Mode::Hard {

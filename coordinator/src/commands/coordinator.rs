@@ -13,10 +13,11 @@ use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::plan::PlanParams;
-use hakase_coordinator::cluster::progress::RunProgress;
-use hakase_coordinator::cluster::report;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
 use hakase_coordinator::cluster::server::{bind, serve, ServeOptions, SharedTokens};
+use hakase_coordinator::output::progress::RunProgress;
+use hakase_coordinator::output::run_report as report;
+use hakase_coordinator::query::treerun::about;
 use hakase_proto::token::TokenSet;
 
 use super::solver_args::SolverArgs;
@@ -71,38 +72,19 @@ impl CutArgs {
     }
 }
 
-/// Serve a run to workers and print its proven result.
-///
-/// Workers join with `hakase worker --connect URL`; `hakase status --connect URL` shows
-/// progress. The run lives in --db: stop the coordinator at any time (Ctrl-C, SIGTERM or
-/// even kill -9) and start the same command again to resume without losing finished jobs.
-#[derive(Debug, Args)]
-pub struct Coordinator {
-    /// Address to listen on (port 0 picks a free port; the address is printed).
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7700")]
-    pub listen: SocketAddr,
-    /// The run database directory.
-    #[arg(long, value_name = "DIR", default_value = "hakase-data")]
-    pub db: PathBuf,
+/// Who may talk to a server of workers, and over what: the flags of every command that
+/// serves workers (`coordinator`, `puzzle --listen`), defined once.
+#[derive(Debug, Clone, Args)]
+pub struct ServerAuthArgs {
     /// Shared token workers and admins must present: at least 16 printable characters,
     /// e.g. from `openssl rand -hex 32`.
-    #[arg(
-        long,
-        env = "HAKASE_TOKEN",
-        hide_env_values = true,
-        required_unless_present = "tokens_file"
-    )]
+    #[arg(long, env = "HAKASE_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
     /// Per-worker tokens: one `NAME TOKEN` line each (# comments allowed). Revoke one by
     /// deleting its line and sending SIGHUP (or restarting); accepted next to --token.
     #[arg(long, value_name = "FILE")]
     pub tokens_file: Option<PathBuf>,
-    /// Refuse the shared --token to workers: each must present its own token from
-    /// --tokens-file, so a quarantined worker cannot register again under the shared one
-    /// (which still serves `hakase status`).
-    #[arg(long, requires = "tokens_file")]
-    pub require_worker_tokens: bool,
-    /// Allow a non-loopback --listen address without TLS. Tokens, jobs and results then
+    /// Allow a non-loopback listen address without TLS. Tokens, jobs and results then
     /// travel in clear: use only on a network you trust.
     #[arg(long)]
     pub insecure: bool,
@@ -112,6 +94,57 @@ pub struct Coordinator {
     /// TLS private key (PEM).
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+}
+
+impl ServerAuthArgs {
+    /// The accepted tokens: --token and the lines of --tokens-file, each checked; at least
+    /// one of them must be given.
+    pub fn tokens(&self) -> Result<TokenSet> {
+        if self.token.is_none() && self.tokens_file.is_none() {
+            bail!("serving workers needs --token (or HAKASE_TOKEN) or --tokens-file");
+        }
+        read_tokens(self.token.as_deref(), self.tokens_file.as_deref())
+    }
+
+    /// Refuses to serve on `listen` in clear beyond this machine unless --insecure says so.
+    pub fn check_transport(&self, listen: SocketAddr) -> Result<()> {
+        check_transport(listen, self.tls_cert.is_some(), self.insecure)
+    }
+
+    /// The certificate and key to serve TLS with, when both are given.
+    pub fn tls(&self) -> Option<(PathBuf, PathBuf)> {
+        self.tls_cert.clone().zip(self.tls_key.clone())
+    }
+}
+
+/// Serve a run to workers and print its proven result.
+///
+/// Workers join with `hakase worker --connect URL`; `hakase status --connect URL` shows
+/// progress. The run lives in --db: stop the coordinator at any time (Ctrl-C, SIGTERM or
+/// even kill -9) and start the same command again to resume without losing finished jobs.
+#[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("tokens")
+        .args(["token", "tokens_file"])
+        .required(true)
+        .multiple(true)
+))]
+pub struct Coordinator {
+    /// Address to listen on (port 0 picks a free port; the address is printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7700")]
+    pub listen: SocketAddr,
+    /// The run database directory (default: the one `hakase solve` picks for the same game
+    /// and options, under hakase-data/, so either command resumes the other's run).
+    #[arg(long, value_name = "DIR")]
+    pub db: Option<PathBuf>,
+    /// Tokens and TLS.
+    #[command(flatten)]
+    pub auth: ServerAuthArgs,
+    /// Refuse the shared --token to workers: each must present its own token from
+    /// --tokens-file, so a quarantined worker cannot register again under the shared one
+    /// (which still serves `hakase status`).
+    #[arg(long, requires = "tokens_file")]
+    pub require_worker_tokens: bool,
     /// Which game.
     #[command(flatten)]
     pub game: GameArgs,
@@ -151,8 +184,8 @@ impl Coordinator {
     /// Runs the coordinator until the run is over or a signal arrives.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         init_logging(self.log_format);
-        let tokens = Arc::new(RwLock::new(self.tokens()?));
-        self.check_transport()?;
+        let tokens = Arc::new(RwLock::new(self.auth.tokens()?));
+        self.auth.check_transport(self.listen)?;
         if let Some(path) = &self.tree_out {
             super::guard::check_output_path(path, "--tree-out")?;
         }
@@ -169,8 +202,12 @@ impl Coordinator {
             audit: Some(AuditPolicy::with_fraction(self.audit_fraction)),
             ..self.cut.params()
         };
-        let mut engine = Engine::new(game, config, &self.db, params)
-            .with_context(|| format!("opening the run in {}", self.db.display()))?;
+        let db = self
+            .db
+            .clone()
+            .unwrap_or_else(|| super::solve::default_run_dir(game.name(), &config));
+        let mut engine = Engine::new(game, config, &db, params)
+            .with_context(|| format!("opening the run in {}", db.display()))?;
         if let Some(path) = &self.job_log {
             let log = hakase_coordinator::cluster::joblog::JobLog::open(path)
                 .with_context(|| format!("opening the job log {}", path.display()))?;
@@ -196,7 +233,7 @@ impl Coordinator {
         match finished? {
             false => Err(super::guard::Interrupted::now(format!(
                 "finished jobs are saved in {} — run the same command again to resume",
-                self.db.display()
+                db.display()
             ))
             .into()),
             true => {
@@ -216,12 +253,7 @@ impl Coordinator {
                     let doc = hakase_core::treefile::to_json(
                         engine.game,
                         tree,
-                        serde_json::json!({
-                            "proven": solution.proven,
-                            "config": solution.config,
-                            "total": solution.best.map(|b| b.outcome.value()),
-                            "guesses_left": solution.guesses_left,
-                        }),
+                        about(None, &solution.config, Some(&solution), None),
                     );
                     std::fs::write(path, doc)
                         .with_context(|| format!("writing {}", path.display()))?;
@@ -231,24 +263,13 @@ impl Coordinator {
         }
     }
 
-    /// The accepted tokens: --token and the lines of --tokens-file, each checked.
-    fn tokens(&self) -> Result<TokenSet> {
-        read_tokens(self.token.as_deref(), self.tokens_file.as_deref())
-    }
-
-    /// Refuses to serve in clear beyond this machine unless --insecure says so, and warns
-    /// when it does.
-    fn check_transport(&self) -> Result<()> {
-        check_transport(self.listen, self.tls_cert.is_some(), self.insecure)
-    }
-
     /// Re-reads the tokens on every SIGHUP, so a revoked worker token stops working without
     /// a restart. A file that no longer reads keeps the old tokens.
     #[cfg(unix)]
     fn reload_tokens_on_hangup(&self, tokens: SharedTokens) -> Result<()> {
         use tokio::signal::unix::{signal, SignalKind};
         let mut hangup = signal(SignalKind::hangup()).context("listening for SIGHUP")?;
-        let (token, tokens_file) = (self.token.clone(), self.tokens_file.clone());
+        let (token, tokens_file) = (self.auth.token.clone(), self.auth.tokens_file.clone());
         tokio::spawn(async move {
             while hangup.recv().await.is_some() {
                 match read_tokens(token.as_deref(), tokens_file.as_deref()) {
@@ -282,7 +303,7 @@ impl Coordinator {
         let options = ServeOptions {
             listen: local,
             tokens,
-            tls: self.tls_cert.clone().zip(self.tls_key.clone()),
+            tls: self.auth.tls(),
             require_worker_tokens: self.require_worker_tokens,
         };
         let (done_tx, done_rx) = tokio::sync::watch::channel(false);
@@ -351,7 +372,7 @@ impl Coordinator {
 }
 
 /// Reads and checks `--token` and the lines of `--tokens-file`.
-pub(crate) fn read_tokens(token: Option<&str>, tokens_file: Option<&Path>) -> Result<TokenSet> {
+fn read_tokens(token: Option<&str>, tokens_file: Option<&Path>) -> Result<TokenSet> {
     let mut tokens = TokenSet::default();
     if let Some(token) = token {
         tokens = TokenSet::single(token).context("--token (or HAKASE_TOKEN)")?;
@@ -369,7 +390,7 @@ pub(crate) fn read_tokens(token: Option<&str>, tokens_file: Option<&Path>) -> Re
 
 /// Refuses to serve in clear beyond this machine unless `insecure` says so, and warns when
 /// it does (shared by every command that serves workers).
-pub(crate) fn check_transport(listen: SocketAddr, tls: bool, insecure: bool) -> Result<()> {
+fn check_transport(listen: SocketAddr, tls: bool, insecure: bool) -> Result<()> {
     if tls || listen.ip().is_loopback() {
         return Ok(());
     }

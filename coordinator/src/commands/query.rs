@@ -119,14 +119,14 @@ pub fn write_next(
     } else {
         format!("after {}", history.join(" "))
     };
-    writeln!(out, "{} answers left {after}", view.candidate_count)?;
+    writeln!(out, "{} answers left {after}", view.count)?;
     match &view.guess {
         Some(guess) => {
             writeln!(out, "next guess: {guess} ({})", view.origin())?;
             writeln!(
                 out,
                 "expected {:.5} more guesses (total {}), worst {}, {} guesses left",
-                view.expected.unwrap_or(0.0),
+                view.mean.unwrap_or(0.0),
                 view.total.unwrap_or(0),
                 view.worst.unwrap_or(0),
                 view.guesses_left

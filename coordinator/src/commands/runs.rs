@@ -7,7 +7,8 @@ use anyhow::Result;
 use clap::Args;
 use hakase_coordinator::query::run::{list, RunSummary, DEFAULT_DATA_DIR};
 
-use hakase_coordinator::output::{emit, JsonArg, Table, View};
+use hakase_coordinator::output::{emit, JsonArg, Label, Table, View};
+use hakase_core::solver::{Mode, Objective, SolverConfig};
 use serde::Serialize;
 
 /// List the runs found under the data directory: name, game, options, state, best first
@@ -31,9 +32,11 @@ struct RunRow {
     path: String,
     game: String,
     fingerprint: String,
-    options: serde_json::Value,
+    options: Option<SolverConfig>,
     state: &'static str,
     proven: bool,
+    /// The kind of claim: proven-optimal, exact or heuristic.
+    label: Option<Label>,
     /// What the result may claim, as every view says it.
     claim: String,
     /// The first guess a `solve --first W` run was restricted to.
@@ -63,13 +66,14 @@ impl From<RunSummary> for RunRow {
             },
             claim: run.claim,
             first_guess_fixed: run.first_guess_fixed,
-            options: serde_json::from_str(&run.options).unwrap_or(serde_json::Value::Null),
+            options: run.options,
+            label: run.label,
             name: run.name,
             path: run.path.display().to_string(),
             game: run.game,
             fingerprint: run.fingerprint,
             proven: run.proven,
-            first_guess: run.best_first_guess,
+            first_guess: run.first_guess,
             total: run.total,
             answers: run.answers,
             tries: run.tries,
@@ -78,19 +82,24 @@ impl From<RunSummary> for RunRow {
     }
 }
 
-/// Solver options in a few words: only what differs from the default.
-fn options_text(options: &serde_json::Value) -> String {
-    let mut parts = Vec::new();
-    if let Some(objective) = options["objective"].as_str() {
-        parts.push(objective.to_ascii_lowercase());
+/// Solver options in a few words: the objective, then only what differs from the default.
+fn options_text(options: Option<&SolverConfig>) -> String {
+    let Some(options) = options else {
+        return String::new();
+    };
+    let mut parts = vec![match options.objective {
+        Objective::Total => "total".to_string(),
+        Objective::Worst => "worst".to_string(),
+    }];
+    match options.mode {
+        Mode::Normal => {}
+        Mode::Hard => parts.push("hard".into()),
+        Mode::Strict => parts.push("strict".into()),
     }
-    if let Some(mode) = options["mode"].as_str().filter(|m| *m != "normal") {
-        parts.push(mode.to_ascii_lowercase());
-    }
-    if let Some(cap) = options["max_guesses"].as_u64() {
+    if let Some(cap) = options.max_guesses {
         parts.push(format!("max {cap}"));
     }
-    if let Some(k) = options["top_k"].as_u64() {
+    if let Some(k) = options.top_k {
         parts.push(format!("top-{k}"));
     }
     parts.join(", ")
@@ -127,7 +136,7 @@ impl View for RunsJson {
                 state,
                 row.first_guess.clone().unwrap_or_else(|| "-".into()),
                 row.total.map_or("-".to_string(), |t| t.to_string()),
-                options_text(&row.options),
+                options_text(row.options.as_ref()),
             ]);
         }
         table.write(out)
@@ -149,12 +158,13 @@ impl Runs {
                     path,
                     game: String::new(),
                     fingerprint: String::new(),
-                    options: String::new(),
+                    options: None,
                     finished: false,
                     proven: false,
                     first_guess_fixed: None,
+                    label: None,
                     claim: String::new(),
-                    best_first_guess: None,
+                    first_guess: None,
                     total: None,
                     answers: 0,
                     tries: 0,

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use hakase_coordinator::query::claim::claim;
 use hakase_coordinator::query::firstrun::{first_run_dir, solve_first_run};
+use hakase_coordinator::query::treerun::about;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -185,7 +186,7 @@ impl Solve {
         out: &mut dyn Write,
     ) -> Result<()> {
         use hakase_coordinator::cluster::checkpoint::{run_checkpointed, CheckpointOptions};
-        use hakase_coordinator::cluster::report;
+        use hakase_coordinator::output::run_report as report;
         let db = self
             .db
             .clone()
@@ -324,14 +325,7 @@ fn write_tree(
     };
     let text = match format {
         TreeFormat::Json => {
-            let about = serde_json::json!({
-                "config": solution.config,
-                "proven": solution.proven,
-                "first_guess": first,
-                "claim": claim(solution.proven, first),
-                "total": solution.best.map(|b| b.outcome.value()),
-                "guesses_left": solution.guesses_left,
-            });
+            let about = about(None, &solution.config, Some(solution), first);
             treefile::to_json(game, tree, about)
         }
         TreeFormat::Text => treefile::to_text(game, table, tree, false),

@@ -6,10 +6,11 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::Args;
 use hakase_coordinator::output::{emit, plural, JsonArg, View};
+use hakase_proto::client::{channel, Auth};
+use hakase_proto::explain::explain;
+use hakase_proto::options::options_json;
 use hakase_proto::v1::admin_client::AdminClient;
 use hakase_proto::v1::{StatusReply, StatusRequest};
-use hakase_worker::client::{channel, Auth};
-use hakase_worker::explain::explain;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -78,7 +79,7 @@ impl StatusView {
         StatusView {
             game: reply.game,
             fingerprint: reply.fingerprint,
-            options: serde_json::from_str(&reply.config_json).unwrap_or(Value::Null),
+            options: reply.options.as_ref().map_or(Value::Null, options_json),
             state: reply.state,
             guesses_left: reply.guesses_left,
             jobs_total: reply.jobs_total,
@@ -166,7 +167,7 @@ impl Status {
             .build()
             .context("starting the async runtime")?;
         let reply = runtime.block_on(async {
-            let channel = channel(&self.connect, self.ca_cert.as_ref(), None)?;
+            let channel = channel(&self.connect, self.ca_cert.as_deref(), None)?;
             let mut client = AdminClient::with_interceptor(channel, Auth::new(&self.token)?);
             client
                 .status(StatusRequest {})

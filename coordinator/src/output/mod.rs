@@ -4,6 +4,8 @@
 //! keeps the commands speaking with one voice.
 
 pub mod error;
+pub mod progress;
+pub mod run_report;
 pub mod table;
 
 use std::io::Write;

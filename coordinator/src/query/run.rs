@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hakase_core::presets::load_preset;
 use hakase_core::query::{Oracle, QueryError};
-use hakase_core::solver::Solution;
+use hakase_core::solver::{Solution, SolverConfig};
 use hakase_core::{FeedbackTable, Game};
 use serde::Serialize;
 use thiserror::Error;
@@ -151,7 +151,13 @@ impl LoadedRun {
 
     /// What the run's result may claim, in the words every view uses.
     pub fn claim(&self) -> String {
-        super::claim::claim(self.proven(), self.first.as_deref())
+        self.result_label().claim(self.first.as_deref())
+    }
+
+    /// The label of the run's result as a whole (proven optimal, exact given its fixed first
+    /// guess, or an upper bound): the one decision every view's claim is worded from.
+    pub fn result_label(&self) -> crate::output::Label {
+        crate::output::Label::of_result(self.proven(), self.first.is_some())
     }
 
     /// The label of a chart of `first` from this run: a run restricted to its first guess
@@ -172,25 +178,18 @@ impl LoadedRun {
             path: self.path.clone(),
             game: self.manifest.game.clone(),
             fingerprint: self.manifest.fingerprint.clone(),
-            options: serde_json::to_string(&self.manifest.config).unwrap_or_default(),
+            options: Some(self.manifest.config.clone()),
             finished: self.manifest.finished && self.solution.is_some(),
             proven: self.proven(),
             first_guess_fixed: self.first.clone(),
+            label: Some(self.result_label()),
             claim: self.claim(),
-            best_first_guess: best.map(|b| self.game.guess_text(b.guess).to_string()),
+            first_guess: best.map(|b| self.game.guess_text(b.guess).to_string()),
             total: best.map(|b| u64::from(b.outcome.value())),
             answers: self.game.answers().len(),
             tries: self.game.tries(),
             error: None,
         }
-    }
-}
-
-/// Writes options kept as JSON text as the object they are (a string when unreadable).
-fn options_object<S: serde::Serializer>(options: &str, serializer: S) -> Result<S::Ok, S::Error> {
-    match serde_json::from_str::<serde_json::Value>(options) {
-        Ok(value) => value.serialize(serializer),
-        Err(_) => serializer.serialize_str(options),
     }
 }
 
@@ -205,20 +204,21 @@ pub struct RunSummary {
     pub game: String,
     /// Game fingerprint.
     pub fingerprint: String,
-    /// Solver options as JSON text (an object in JSON output, as docs/json.md names it).
-    #[serde(serialize_with = "options_object")]
-    pub options: String,
+    /// The solver options (`None` when the run could not be read).
+    pub options: Option<SolverConfig>,
     /// True once the optimal tree is stored.
     pub finished: bool,
     /// True when the solution is a proof (given `first_guess_fixed`, if set).
     pub proven: bool,
     /// The first guess the solve was restricted to (`solve --first W`).
     pub first_guess_fixed: Option<String>,
+    /// The kind of claim (proven-optimal, exact, heuristic): what a front end localises,
+    /// so it never decides the claim itself (`None` when the run could not be read).
+    pub label: Option<crate::output::Label>,
     /// What the result may claim ("proven optimal", "proven optimal GIVEN THE FIRST GUESS W").
     pub claim: String,
-    /// Best first guess (`first_guess` in JSON).
-    #[serde(rename = "first_guess")]
-    pub best_first_guess: Option<String>,
+    /// The best first guess.
+    pub first_guess: Option<String>,
     /// Its total.
     pub total: Option<u64>,
     /// Answers of the game.

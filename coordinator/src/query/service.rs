@@ -13,6 +13,7 @@ use hakase_core::history::Step;
 use hakase_core::query::{parse_history, OptimalChart, QueryError, Source};
 use hakase_core::treefile;
 use hakase_core::PatternStyle;
+use hakase_proto::options::solver_options;
 use hakase_proto::v1::query_server::{Query, QueryServer};
 use hakase_proto::v1::{
     AnswerSource, ChartReply, ChartRequest, ChartRow, NextGuessReply, NextGuessRequest, RunInfo,
@@ -229,10 +230,10 @@ pub fn next_guess_reply(view: NextView) -> NextGuessReply {
         won: view.won,
         feasible: view.feasible,
         guess: view.guess.unwrap_or_default(),
-        candidate_count: view.candidate_count as u32,
+        count: view.count as u32,
         candidates: view.candidates.unwrap_or_default(),
         total: view.total.unwrap_or(0),
-        expected: view.expected.unwrap_or(0.0),
+        mean: view.mean.unwrap_or(0.0),
         worst: view.worst.unwrap_or(0),
         source: source(view.source),
         guesses_left: view.guesses_left,
@@ -252,7 +253,7 @@ pub fn chart_reply(run: &LoadedRun, chart: &OptimalChart) -> ChartReply {
             .map(|r| ChartRow {
                 pattern: r.row.pattern.format(len, game.style()),
                 digits: r.row.pattern.format(len, PatternStyle::Digits),
-                candidate_count: r.row.candidates.len() as u32,
+                count: r.row.candidates.len() as u32,
                 second_guess: r
                     .row
                     .second
@@ -361,15 +362,16 @@ impl Query for QueryService {
                 name: s.name,
                 game: s.game,
                 fingerprint: s.fingerprint,
-                options: s.options,
+                options: s.options.as_ref().map(solver_options),
                 finished: s.finished,
                 proven: s.proven,
-                best_first_guess: s.best_first_guess.unwrap_or_default(),
+                first_guess: s.first_guess.unwrap_or_default(),
                 total: s.total.unwrap_or(0),
                 answers: s.answers as u32,
                 tries: s.tries,
                 first_guess_fixed: s.first_guess_fixed.unwrap_or_default(),
                 claim: s.claim,
+                label: s.label.map(|l| l.name().to_string()).unwrap_or_default(),
             })
             .collect();
         Ok(Response::new(RunsReply { runs }))
@@ -378,16 +380,12 @@ impl Query for QueryService {
 
 /// The facts written into a tree document of a run: options, proof, total.
 pub fn tree_about(run: &LoadedRun) -> serde_json::Value {
-    let solution = run.solution.as_ref();
-    serde_json::json!({
-        "run": run.name,
-        "config": run.manifest.config,
-        "proven": solution.map(|s| s.proven),
-        "first_guess": run.first,
-        "claim": run.claim(),
-        "total": solution.and_then(|s| s.best).map(|b| b.outcome.value()),
-        "guesses_left": solution.map(|s| s.guesses_left),
-    })
+    super::treerun::about(
+        Some(&run.name),
+        &run.manifest.config,
+        run.solution.as_ref(),
+        run.first.as_deref(),
+    )
 }
 
 #[cfg(test)]

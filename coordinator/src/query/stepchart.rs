@@ -25,9 +25,9 @@ pub struct StepRow {
     pub count: usize,
     /// The optimal guess after it (`None` on the winning row): from the stored tree, or from
     /// the subtree solved on the spot when the history left it.
-    pub next: Option<String>,
+    pub next_guess: Option<String>,
     /// Guesses over the row's answers counted from this step's guess (rows add up to the
-    /// step's total); `None` when `next` is unknown.
+    /// step's total); `None` when `next_guess` is unknown.
     pub total: Option<u64>,
     /// Most guesses any of the row's answers needs from this step's guess on.
     pub worst: Option<u32>,
@@ -40,9 +40,8 @@ pub struct StepChart {
     pub steps: usize,
     /// The step's guess (the optimal next guess); `None` once won or when no strategy wins.
     pub guess: Option<String>,
-    /// Answers possible before the guess (`count` in JSON).
-    #[serde(rename = "count")]
-    pub candidates: usize,
+    /// Answers possible before the guess.
+    pub count: usize,
     /// One row per pattern, in pattern order (灰灰灰灰灰 first).
     pub rows: Vec<StepRow>,
     /// The stored tree, or an on-the-spot solve when the history left it.
@@ -62,7 +61,7 @@ pub fn step_chart(
     let mut chart = StepChart {
         steps: steps.len(),
         guess: next.guess.map(|g| game.guess_text(g).to_string()),
-        candidates: next.candidates.len(),
+        count: next.candidates.len(),
         rows: Vec::new(),
         source: next.source,
     };
@@ -77,7 +76,7 @@ pub fn step_chart(
             pattern: pattern.format(len, game.style()),
             digits: pattern.format(len, PatternStyle::Digits),
             count: n,
-            next: None,
+            next_guess: None,
             total: None,
             worst: None,
         };
@@ -88,14 +87,14 @@ pub fn step_chart(
             after.push(Step { guess, pattern });
             let child = oracle.next_guess(&after)?;
             after.pop();
-            row.next = child.guess.map(|g| game.guess_text(g).to_string());
+            row.next_guess = child.guess.map(|g| game.guess_text(g).to_string());
             row.total = child.total.map(|t| t + n as u64);
             row.worst = child.worst.map(|w| w + 1);
         } else if let Some((_, child)) =
             solved.and_then(|t| t.branches.iter().find(|(p, _)| *p == pattern))
         {
             let eval = child.evaluate(game, &run.table, &part);
-            row.next = Some(game.guess_text(child.guess).to_string());
+            row.next_guess = Some(game.guess_text(child.guess).to_string());
             row.total = Some(eval.total + n as u64);
             row.worst = Some(eval.worst + 1);
         }

@@ -159,6 +159,28 @@ fn read_limited(path: &Path, shown: &str) -> Result<String, TreeRunError> {
     std::fs::read_to_string(path).map_err(|e| read_err(e.to_string()))
 }
 
+/// The `about` object of a tree document: what the solve was (options, proof, the first
+/// guess it was restricted to, its claim, total and guess budget) and the run it came from.
+/// Every writer of a tree file (`solve --tree-out`, `coordinator --tree-out`, `export`, the
+/// `Tree` RPC) calls this, and [`load_tree_file`] reads these fields back.
+pub fn about(
+    run: Option<&str>,
+    config: &SolverConfig,
+    solution: Option<&Solution>,
+    first: Option<&str>,
+) -> serde_json::Value {
+    let proven = solution.is_some_and(|s| s.proven);
+    serde_json::json!({
+        "run": run,
+        "config": config,
+        "proven": solution.map(|s| s.proven),
+        "first_guess": first,
+        "claim": super::claim::claim(proven, first),
+        "total": solution.and_then(|s| s.best).map(|b| b.outcome.value()),
+        "guesses_left": solution.map(|s| s.guesses_left),
+    })
+}
+
 /// What a JSON tree document says of its solve; a text tree says nothing, so it is not
 /// proven and has the game's whole guess budget.
 struct Stated {

@@ -23,16 +23,14 @@ pub struct NextView {
     pub feasible: bool,
     /// The optimal next guess.
     pub guess: Option<String>,
-    /// How many answers are left (`count` in JSON, the name docs/json.md gives a count).
-    #[serde(rename = "count")]
-    pub candidate_count: usize,
+    /// How many answers are left.
+    pub count: usize,
     /// The answers left, when at most [`LIST_CANDIDATES_UP_TO`].
     pub candidates: Option<Vec<String>>,
     /// Further guesses in total over the candidates, the next one included.
     pub total: Option<u64>,
-    /// total / candidate_count: expected further guesses (`mean` in JSON).
-    #[serde(rename = "mean")]
-    pub expected: Option<f64>,
+    /// total / count: the mean further guesses.
+    pub mean: Option<f64>,
     /// Most further guesses.
     pub worst: Option<u32>,
     /// "tree" or "computed".
@@ -53,7 +51,7 @@ impl NextView {
             won: next.won,
             feasible: next.feasible(),
             guess: next.guess.map(|g| game.guess_text(g).to_string()),
-            candidate_count: next.candidates.len(),
+            count: next.candidates.len(),
             candidates: (next.candidates.len() <= LIST_CANDIDATES_UP_TO).then(|| {
                 next.candidates
                     .iter()
@@ -61,7 +59,7 @@ impl NextView {
                     .collect()
             }),
             total: next.total,
-            expected: next.expected(),
+            mean: next.expected(),
             worst: next.worst,
             source: next.source,
             guesses_left: next.guesses_left,

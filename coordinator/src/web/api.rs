@@ -5,7 +5,7 @@
 //! | `GET /runs` | | the runs served |
 //! | `POST /next` | `{"run", "history": [{"guess", "pattern"}]}` | the optimal next guess |
 //! | `POST /candidates` | same | every answer still possible |
-//! | `POST /chart` | same, optional `"first"` | the chart of the current step |
+//! | `POST /chart` | same, optional `"first_guess"` | the chart of the current step |
 //! | `GET /tree` | `?run=R&format=json\|text` | the run's optimal tree |
 //! | `POST /rescan` | | look for new or finished runs now |
 //!
@@ -214,7 +214,7 @@ fn first_chart(run: &LoadedRun, reply: ChartReply) -> StepChart {
     StepChart {
         steps: 0,
         guess: Some(reply.first_guess),
-        candidates: run.game.answers().len(),
+        count: run.game.answers().len(),
         source: source_of(reply.source),
         rows: reply
             .rows
@@ -222,8 +222,8 @@ fn first_chart(run: &LoadedRun, reply: ChartReply) -> StepChart {
             .map(|r| StepRow {
                 pattern: r.pattern,
                 digits: r.digits,
-                count: r.candidate_count as usize,
-                next: (!r.second_guess.is_empty()).then_some(r.second_guess),
+                count: r.count as usize,
+                next_guess: (!r.second_guess.is_empty()).then_some(r.second_guess),
                 total: Some(r.total),
                 worst: Some(r.worst),
             })

@@ -1,5 +1,7 @@
-//! JSON errors of the HTTP API: `{"error": {"code": "...", "message": "..."}}` with the
-//! HTTP status that fits, carrying the same messages as the command line and gRPC.
+//! JSON errors of the HTTP API: `{"error": {"kind": "...", "message": "..."}}`, the shape
+//! of every error of hakase under `--json` (docs/json.md), with the HTTP status that fits,
+//! carrying the same messages as the command line and gRPC. Here `kind` is the gRPC status
+//! code's name (`invalid_argument`, `not_found`, ...), as the service gives it.
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::http::StatusCode;
@@ -23,7 +25,7 @@ struct Body<'a> {
 
 #[derive(Serialize)]
 struct Inner<'a> {
-    code: &'a str,
+    kind: &'a str,
     message: &'a str,
 }
 
@@ -87,7 +89,7 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = Body {
             error: Inner {
-                code: self.code,
+                kind: self.code,
                 message: &self.message,
             },
         };

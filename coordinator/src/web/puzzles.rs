@@ -5,7 +5,7 @@
 //!
 //! | method and path | body | answer |
 //! | --- | --- | --- |
-//! | `GET /puzzles` | | the batches: name, game, puzzles |
+//! | `GET /puzzles` | | `{"batches": [...]}`: name, game, count |
 //! | `GET /puzzles/{batch}/{day}` | | rows, question, kind, level (no solution) |
 //! | `POST /puzzles/{batch}/{day}/answer` | `{"answer"}` | right or wrong, the solution, the grade |
 
@@ -66,10 +66,17 @@ pub struct BatchJson {
     pub count: usize,
 }
 
+/// The answer to `/puzzles`: an object, as every JSON document of hakase is.
+#[derive(Debug, Serialize)]
+pub struct BatchesJson {
+    /// The batches on offer.
+    pub batches: Vec<BatchJson>,
+}
+
 /// `GET /puzzles`.
-async fn list() -> Json<Vec<BatchJson>> {
-    Json(
-        batches()
+async fn list() -> Json<BatchesJson> {
+    Json(BatchesJson {
+        batches: batches()
             .iter()
             .map(|(name, puzzles)| BatchJson {
                 name,
@@ -77,7 +84,7 @@ async fn list() -> Json<Vec<BatchJson>> {
                 count: puzzles.len(),
             })
             .collect(),
-    )
+    })
 }
 
 /// A puzzle as the player sees it: no solution, no grade.

@@ -203,9 +203,9 @@ pub fn grade(solver: &Solver, position: &Position, level: Level) -> Option<Grade
         quality,
         grade: BestMoveGrade {
             goal,
-            answers: c.iter().map(|&a| game.answer_text(a).to_string()).collect(),
-            best_total,
-            best_worst,
+            candidates: c.iter().map(|&a| game.answer_text(a).to_string()).collect(),
+            total: best_total,
+            worst: best_worst,
             tempting,
             margin,
         },

@@ -85,10 +85,10 @@ pub fn check(
         .collect();
     let claimed = match (&puzzle.grade, puzzle.kind) {
         (Grade::Deduction(grade), Kind::Deduction) => {
-            if grade.left_after_rows != counts {
+            if grade.counts != counts {
                 return Err(ClaimError::WrongCounts {
                     found: counts,
-                    claimed: grade.left_after_rows.clone(),
+                    claimed: grade.counts.clone(),
                 });
             }
             vec![puzzle.solution.clone()]
@@ -100,7 +100,7 @@ pub fn check(
             if !exact {
                 return Err(ClaimError::WrongGrade);
             }
-            grade.answers.clone()
+            grade.candidates.clone()
         }
         _ => return Err(ClaimError::WrongGrade),
     };

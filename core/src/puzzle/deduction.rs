@@ -130,17 +130,17 @@ pub fn grade(game: &Game, table: &FeedbackTable, draft: &Draft) -> Option<Graded
     if rows.len() < MIN_ROWS {
         return None;
     }
-    let left_after_rows = left_after(game, table, &rows);
+    let counts = left_after(game, table, &rows);
     let careless = careless_candidates(game, &rows);
     let reasoning = reasoning(&rows, &careless, draft.answer);
-    let before_last = left_after_rows[left_after_rows.len() - 2];
+    let before_last = counts[counts.len() - 2];
     let shape = 3 - rows.len().abs_diff(3).min(3) as u64;
     Some(Graded {
         answer: draft.answer,
         level: level_of(reasoning),
         quality: shape * 1000 + before_last.min(999) as u64,
         grade: DeductionGrade {
-            left_after_rows,
+            counts,
             reasoning,
             careless_left: careless.len(),
             careless_keeps_answer: careless.contains(&draft.answer),

@@ -61,8 +61,10 @@ pub enum Reasoning {
 /// The grade of a deduction puzzle.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeductionGrade {
-    /// Answers still possible after each row (the last is always 1).
-    pub left_after_rows: Vec<usize>,
+    /// Answers still possible after each row (the last is always 1). Read under its old
+    /// name `left_after_rows` too, so batches written before the rename still resume.
+    #[serde(alias = "left_after_rows")]
+    pub counts: Vec<usize>,
     /// The hardest kind of reasoning the rows need.
     pub reasoning: Reasoning,
     /// Answers a careless reader (each cell read on its own) would still think possible.
@@ -76,6 +78,8 @@ pub struct DeductionGrade {
 #[serde(rename_all = "kebab-case")]
 pub enum Goal {
     /// Exactly one guess wins within this many more guesses (it included) for every answer.
+    /// A JSON key, so snake_case like every field name (`win-within` is still read).
+    #[serde(rename = "win_within", alias = "win-within")]
     WinWithin {
         /// Guesses, the one asked for included.
         guesses: u32,
@@ -102,12 +106,17 @@ pub struct Tempting {
 pub struct BestMoveGrade {
     /// What is asked.
     pub goal: Goal,
-    /// The answers still possible.
-    pub answers: Vec<String>,
-    /// Exact total guesses over those answers with the best move, then optimal play.
-    pub best_total: u32,
-    /// Fewest guesses (the best move included) that win every answer.
-    pub best_worst: u32,
+    /// The answers still possible (`answers` in files written before the rename: the
+    /// scheme keeps `answers` for a number).
+    #[serde(alias = "answers")]
+    pub candidates: Vec<String>,
+    /// Exact total guesses over those answers with the best move, then optimal play (was
+    /// `best_total`).
+    #[serde(alias = "best_total")]
+    pub total: u32,
+    /// Fewest guesses (the best move included) that win every answer (was `best_worst`).
+    #[serde(alias = "best_worst")]
+    pub worst: u32,
     /// The heuristics' moves.
     pub tempting: Vec<Tempting>,
     /// How much the worse of the missed heuristic moves loses: in worst-case guesses for
@@ -121,7 +130,9 @@ pub struct BestMoveGrade {
 pub enum Grade {
     /// Name the answer.
     Deduction(DeductionGrade),
-    /// Find the move.
+    /// Find the move. A JSON key, so snake_case like every field name (`best-move` is
+    /// still read).
+    #[serde(rename = "best_move", alias = "best-move")]
     BestMove(BestMoveGrade),
 }
 

@@ -50,7 +50,7 @@ impl Seen {
 fn answer_key(puzzle: &Puzzle) -> Vec<String> {
     match &puzzle.grade {
         Grade::Deduction(_) => vec![puzzle.solution.clone()],
-        Grade::BestMove(grade) => grade.answers.clone(),
+        Grade::BestMove(grade) => grade.candidates.clone(),
     }
 }
 
@@ -267,7 +267,7 @@ mod tests {
             question: String::new(),
             solution: answer.into(),
             grade: Grade::Deduction(DeductionGrade {
-                left_after_rows: vec![1],
+                counts: vec![1],
                 reasoning: Reasoning::GreensOnly,
                 careless_left: 1,
                 careless_keeps_answer: true,

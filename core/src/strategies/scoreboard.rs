@@ -72,8 +72,10 @@ pub struct Row {
     pub extra: Option<i64>,
     /// Percentage of answers found in no more guesses than the optimal strategy needs.
     pub optimal_percent: Option<f64>,
-    /// What the total is: "proven optimum", "upper bound" (top-k) or "heuristic".
-    pub kind: &'static str,
+    /// How far the total can be trusted, in the one label scheme of every command
+    /// (docs/json.md): `proven-optimal`, `exact` (optimal given its first guess) or
+    /// `heuristic` (an upper bound, top-k included).
+    pub label: &'static str,
 }
 
 /// Summarises one strategy's guesses per answer, against the optimum's when given.
@@ -82,7 +84,7 @@ pub fn row(
     strategy: &str,
     first: GuessId,
     universe: &str,
-    kind: &'static str,
+    label: &'static str,
     guesses: &[Option<u32>],
     optimum: Option<&[Option<u32>]>,
 ) -> Row {
@@ -126,7 +128,7 @@ pub fn row(
         distribution,
         extra,
         optimal_percent,
-        kind,
+        label,
     }
 }
 

@@ -52,7 +52,7 @@ fn table(comparison: &Comparison) -> Markup {
         table {
             thead { tr {
                 th { "strategy" } th { "first" } th { "universe" } th { "min" } th { "mean" }
-                th { "max" } th { "failures" } th { "total" } th { "extra" } th { "optimal" } th { "kind" }
+                th { "max" } th { "failures" } th { "total" } th { "extra" } th { "optimal" } th { "label" }
             } }
             tbody {
                 @for e in &comparison.entries {
@@ -63,7 +63,7 @@ fn table(comparison: &Comparison) -> Markup {
                         td.n { (r.total) }
                         td.n { (r.extra.map_or("—".to_string(), |x| format!("{x:+}"))) }
                         td.n { (r.optimal_percent.map_or("—".to_string(), |p| format!("{p:.1}%"))) }
-                        td { (r.kind) }
+                        td { (r.label) }
                     }
                 }
             }

@@ -31,6 +31,7 @@ use serde::Serialize;
 use super::plot::{write_plot, Bar};
 use super::{pad, write_json};
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::Label;
 use reference::Reference;
 
 /// Compare strategies against every answer, with the proven optimum as the reference.
@@ -313,7 +314,7 @@ pub fn compare(
             &reference.label,
             tree.guess,
             "—",
-            reference.kind,
+            reference.trust.name(),
             best,
             Some(best),
         );
@@ -330,17 +331,18 @@ pub fn compare(
             continue;
         };
         let guesses = guesses_per_answer(&tree, table, answers);
-        let (universe_label, kind) = match contender {
-            Contender::TopK(_) => ("—", "upper bound"),
-            c if c.uses_universe() => (universe.label(), "heuristic"),
-            _ => ("—", "heuristic"),
+        // Every contender, top-k included, only bounds the optimum from above.
+        let universe_label = if contender.uses_universe() {
+            universe.label()
+        } else {
+            "—"
         };
         let row = row(
             game,
             &contender.label(),
             tree.guess,
             universe_label,
-            kind,
+            Label::Heuristic.name(),
             &guesses,
             optimum.as_deref(),
         );
@@ -446,7 +448,7 @@ impl Comparison {
         let universe_width = self.universe.chars().count().max(8);
         writeln!(
             out,
-            "{} {} {}  MIN     MEAN  MAX  FAIL   TOTAL   EXTRA  OPTIMAL  KIND",
+            "{} {} {}  MIN     MEAN  MAX  FAIL   TOTAL   EXTRA  OPTIMAL  LABEL",
             pad("STRATEGY", width),
             pad("FIRST", 10),
             pad("UNIVERSE", universe_width)
@@ -467,7 +469,7 @@ impl Comparison {
                 r.extra.map_or("—".to_string(), |x| format!("{x:+}")),
                 r.optimal_percent
                     .map_or("—".to_string(), |p| format!("{p:.1}%")),
-                r.kind
+                r.label
             )?;
         }
         for name in &self.skipped {

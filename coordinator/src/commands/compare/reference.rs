@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
+use hakase_coordinator::output::Label;
 use hakase_coordinator::query::run;
 use hakase_core::solver::{FirstGuesses, Solver, SolverConfig};
 use hakase_core::tree::Tree;
@@ -21,8 +22,10 @@ pub struct Reference {
     pub tree: Option<Tree>,
     /// Its row's name.
     pub label: String,
-    /// "proven optimum", or "upper bound" for a run that was not exact.
-    pub kind: &'static str,
+    /// Its trust label: proven-optimal only when the whole game was solved; exact when it
+    /// was solved from a given first guess (`--first`, or a run restricted to one);
+    /// heuristic for a run that was not exact.
+    pub trust: Label,
     /// Where it came from, for the report's header.
     pub note: String,
 }
@@ -44,7 +47,7 @@ impl Reference {
             return Ok(Reference {
                 tree: None,
                 label: String::new(),
-                kind: "",
+                trust: Label::Heuristic,
                 note: "no optimum: give --first W (solved here) or --run R".into(),
             });
         }
@@ -60,7 +63,7 @@ impl Reference {
         Ok(Reference {
             tree: Some(tree),
             label: "optimum".into(),
-            kind: "proven optimum",
+            trust: Label::of_result(true, first.is_some()),
             note: "optimum solved here (exact search)".into(),
         })
     }
@@ -100,11 +103,7 @@ fn from_run(game: &Game, first: Option<GuessId>, spec: &str, data: &Path) -> Res
     Ok(Reference {
         tree: Some(tree),
         label: format!("optimum (run {})", loaded.name),
-        kind: if proven {
-            "proven optimum"
-        } else {
-            "upper bound"
-        },
+        trust: loaded.result_label(),
         note: format!(
             "optimum from run {} ({})",
             loaded.name,

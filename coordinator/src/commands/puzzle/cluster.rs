@@ -43,7 +43,8 @@ use tonic::{Request, Response, Status};
 
 use super::files::Claim;
 use super::run::BatchRun;
-use crate::commands::coordinator::{check_transport, read_tokens};
+use crate::commands::coordinator::ServerAuthArgs;
+use hakase_coordinator::output::plural;
 
 /// Most days one lease may ask for, and results one report may carry.
 const MAX_JOBS: u32 = 1024;
@@ -55,21 +56,9 @@ pub struct ServeArgs {
     /// instead of making them here; the files are the same. Port 0 picks a free port.
     #[arg(long, value_name = "ADDR", requires = "count")]
     pub listen: Option<SocketAddr>,
-    /// With --listen: the token workers must present (at least 16 printable characters).
-    #[arg(long, env = "HAKASE_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-    /// With --listen: per-worker tokens, one `NAME TOKEN` line each.
-    #[arg(long, value_name = "FILE")]
-    pub tokens_file: Option<PathBuf>,
-    /// With --listen: allow a non-loopback address without TLS.
-    #[arg(long)]
-    pub insecure: bool,
-    /// With --listen: TLS certificate (PEM).
-    #[arg(long, value_name = "FILE", requires = "tls_key")]
-    pub tls_cert: Option<PathBuf>,
-    /// With --listen: TLS private key (PEM).
-    #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    pub tls_key: Option<PathBuf>,
+    /// With --listen: tokens and TLS, as the coordinator takes them.
+    #[command(flatten)]
+    pub auth: ServerAuthArgs,
     /// With --listen: share (0–1) of best-move problems made again here to check the
     /// worker's claim (deduction puzzles are always made again: they are cheap).
     #[arg(long, value_name = "F", default_value_t = AuditPolicy::DEFAULT_FRACTION)]
@@ -86,9 +75,6 @@ pub struct ServeArgs {
 impl ServeArgs {
     /// Checks the serving options before anything is made; returns the accepted tokens.
     pub fn check(&self) -> Result<TokenSet> {
-        if self.token.is_none() && self.tokens_file.is_none() {
-            bail!("--listen needs --token (or HAKASE_TOKEN) or --tokens-file");
-        }
         if !(0.0..=1.0).contains(&self.audit_fraction) {
             bail!(
                 "--audit-fraction must be between 0 and 1, not {}",
@@ -96,9 +82,9 @@ impl ServeArgs {
             );
         }
         if let Some(listen) = self.listen {
-            check_transport(listen, self.tls_cert.is_some(), self.insecure)?;
+            self.auth.check_transport(listen)?;
         }
-        read_tokens(self.token.as_deref(), self.tokens_file.as_deref())
+        self.auth.tokens()
     }
 }
 
@@ -544,15 +530,18 @@ pub fn serve(
     }
     let c = &state.checked;
     let line = format!(
-        "checked: {} deduction puzzles made again here and equal; {} of {} best-move problems \
-         made again (policy at {}%), the rest checked by their rows; {} \"no puzzle\" claims \
-         made again; {} workers refused",
-        c.deductions_remade,
+        "checked: {} made again here and equal; {} of {} made again (policy at {}%), the \
+         rest checked by their rows; {} made again; {} refused",
+        plural(c.deductions_remade, "deduction puzzle", "deduction puzzles"),
         c.best_moves_remade,
-        c.best_moves,
+        plural(c.best_moves, "best-move problem", "best-move problems"),
         policy.fraction() * 100.0,
-        c.not_found_remade,
-        c.refused.len()
+        plural(
+            c.not_found_remade,
+            "\"no puzzle\" claim",
+            "\"no puzzle\" claims"
+        ),
+        plural(c.refused.len() as u64, "worker", "workers")
     );
     Ok((state.run, line))
 }
@@ -611,7 +600,7 @@ async fn serve_until_done(
         auth,
     );
     let mut builder = Server::builder();
-    if let (Some(cert), Some(key)) = (&args.tls_cert, &args.tls_key) {
+    if let Some((cert, key)) = &args.auth.tls() {
         let read = |path: &PathBuf| {
             std::fs::read(path).with_context(|| format!("reading {}", path.display()))
         };

@@ -34,8 +34,7 @@ pub struct BatchSummary {
     resumed: usize,
     missing: Vec<usize>,
     levels: Vec<LevelSummary>,
-    /// How workers' claims were checked (cluster batches only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// How workers' claims were checked (null unless the batch was served to workers).
     pub checked: Option<String>,
 }
 

@@ -23,7 +23,7 @@ pub fn puzzle_text(puzzle: &Puzzle) -> String {
         let _ = writeln!(out, "  {} {}", pad(&row.guess, 11), row.pattern);
     }
     if let Grade::BestMove(grade) = &puzzle.grade {
-        let _ = writeln!(out, "  answers left: {}", grade.answers.join(" "));
+        let _ = writeln!(out, "  answers left: {}", grade.candidates.join(" "));
     }
     let _ = writeln!(out, "{}", puzzle.question);
     out
@@ -35,7 +35,7 @@ pub fn solution_text(puzzle: &Puzzle) -> String {
     let _ = writeln!(out, "Day {}: {}", puzzle.day, puzzle.solution);
     match &puzzle.grade {
         Grade::Deduction(g) => {
-            let left: Vec<String> = g.left_after_rows.iter().map(usize::to_string).collect();
+            let left: Vec<String> = g.counts.iter().map(usize::to_string).collect();
             let careless = if g.careless_keeps_answer {
                 "including the answer"
             } else {
@@ -57,9 +57,9 @@ pub fn solution_text(puzzle: &Puzzle) -> String {
             let _ = writeln!(
                 out,
                 "  {goal}: total {} over {} answers, worst {} (proven)",
-                g.best_total,
-                g.answers.len(),
-                g.best_worst
+                g.total,
+                g.candidates.len(),
+                g.worst
             );
             for t in &g.tempting {
                 let _ = writeln!(
@@ -111,16 +111,16 @@ pub fn device_view(game: &Game, puzzle: &Puzzle) -> Result<PuzzleView> {
         Grade::BestMove(g) => match g.goal {
             Goal::WinWithin { guesses } => format!(
                 "{} answers left. Which single guess wins within {guesses}, whatever the answer?",
-                g.answers.len()
+                g.candidates.len()
             ),
             Goal::UniqueOptimum => format!(
                 "{} answers left. Which single guess is optimal (fewest guesses in total)?",
-                g.answers.len()
+                g.candidates.len()
             ),
         },
     };
     let words = match &puzzle.grade {
-        Grade::BestMove(g) => g.answers.clone(),
+        Grade::BestMove(g) => g.candidates.clone(),
         Grade::Deduction(_) => Vec::new(),
     };
     Ok(PuzzleView {

@@ -32,9 +32,14 @@ const TEXT = {
     infeasible: "残りの手数では全ての答えを確実には当てられません。",
     fromTree: "保存された木より",
     computed: "その場で計算（最適木から外れた手）",
-    proven: "最適性は証明済み",
-    provenGiven: (w) => `初手「${w}」を前提とした最適性は証明済み（初手そのものの最適性ではない）`,
-    notProven: "上界（証明なし）",
+    // The server decides the claim (the run's `label`); this only words each label kind.
+    claims: {
+      "proven-optimal": () => "最適性は証明済み",
+      exact: (w) => w
+        ? `初手「${w}」を前提とした最適性は証明済み（初手そのものの最適性ではない）`
+        : "この初手を前提とした最適性は証明済み",
+      heuristic: (w) => w ? `初手「${w}」を前提とした上界（証明なし）` : "上界（証明なし）",
+    },
     answers: "答え",
     tries: "回",
     enterWord: "単語を入力してください。",
@@ -78,9 +83,6 @@ const TEXT = {
     infeasible: "No strategy can guarantee the answer within the guesses left.",
     fromTree: "from the stored tree",
     computed: "computed on the spot (you left the optimal tree)",
-    proven: "proven optimal",
-    provenGiven: (w) => `proven optimal GIVEN THE FIRST GUESS ${w}`,
-    notProven: "upper bound, not proven",
     answers: "answers",
     tries: "tries",
     enterWord: "Type a word first.",
@@ -183,15 +185,18 @@ function renderRunInfo() {
     $("run-info").textContent = state.runs.length ? "" : t("noRuns");
     return;
   }
-  const proof = !run.proven
-    ? t("notProven")
-    : run.first_guess_fixed
-      ? t("provenGiven", run.first_guess_fixed)
-      : t("proven");
+  const proof = claimText(run);
   const mean = run.total ? (run.total / run.answers).toFixed(4) : "?";
   $("run-info").textContent =
     `${run.game}: ${run.answers} ${t("answers")}, ${run.tries} ${t("tries")} · ` +
     `${run.first_guess || "?"} → ${run.total ?? "?"} (${mean}) · ${proof}`;
+}
+
+// What a run may claim, as the server decided it: its own words (`claim`), or, in another
+// language, the words for the label kind it sent (`label`). The page never judges a proof.
+function claimText(run) {
+  const words = (TEXT[state.lang].claims || {})[run.label];
+  return words ? words(run.first_guess_fixed) : run.claim;
 }
 
 function tile(ch, cell) {
@@ -316,7 +321,7 @@ function renderChart() {
     count.textContent = String(row.count);
     count.className = "num";
     const then = document.createElement("td");
-    then.textContent = row.next || (row.digits.includes("0") || row.digits.includes("1") ? "" : "✓");
+    then.textContent = row.next_guess || (row.digits.includes("0") || row.digits.includes("1") ? "" : "✓");
     const avg = document.createElement("td");
     avg.className = "num";
     // Row totals count the chart's own guess: what is left after it is total − count.
@@ -543,7 +548,7 @@ async function setupPuzzles() {
     loadPuzzle();
   });
   try {
-    puzzle.batches = await api("puzzles");
+    puzzle.batches = (await api("puzzles")).batches;
   } catch (e) {
     $("puzzle-meta").textContent = e.message;
     return;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::engine::Snapshot;
+use crate::cluster::Snapshot;
 
 /// A bar fed with [`Snapshot`]s.
 pub struct RunProgress {

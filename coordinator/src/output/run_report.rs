@@ -43,7 +43,7 @@ pub fn write_text(
         solution.guesses_left
     )?;
     if let Some(eval) = &solution.evaluation {
-        let dist = crate::output::distribution_text(&eval.distribution);
+        let dist = super::distribution_text(&eval.distribution);
         writeln!(out, "distribution {dist}  worst {}", eval.worst)?;
     }
     writeln!(out, "ranking (top {top}):")?;
