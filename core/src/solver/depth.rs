@@ -145,7 +145,7 @@ impl Solver<'_> {
             }
         }
         let holds = if depth == 2 {
-            self.floor(set, 2, hard, pool, None) < INFEASIBLE
+            self.floor(set, (2, INFEASIBLE), hard, pool, None) < INFEASIBLE
         } else {
             self.within_by_search(set, depth, hard, pool)
         };

@@ -47,10 +47,14 @@ impl Solver<'_> {
     /// the `floor` of a full scan, reading only the pairs that can still lower it.
     /// `parts[i]`, when given, is how many parts `inherited[i]` split the parent into, and so
     /// the most it can split this subset into.
+    ///
+    /// A floor at or above `ceiling` comes back as `ceiling` (still a lower bound): a caller
+    /// that only needs to know whether the floor reaches a budget then drops every guess that
+    /// cannot go below it from the first answers on, instead of after the best guess is found.
     pub(crate) fn floor(
         &self,
         set: &[AnswerId],
-        depth: u32,
+        (depth, ceiling): (u32, u32),
         hard: &HardState,
         inherited: Option<&[GuessId]>,
         parts: Option<&[u8]>,
@@ -59,7 +63,7 @@ impl Solver<'_> {
         let parts = parts.filter(|p| {
             self.config.mode == Mode::Normal && inherited.is_some_and(|i| i.len() == p.len())
         });
-        self.floor_capped(set, (depth, hard), (inherited, parts), |g| {
+        self.floor_capped(set, (depth, hard, ceiling), (inherited, parts), |g| {
             self.table.parts(g)
         })
     }
@@ -69,7 +73,7 @@ impl Solver<'_> {
     fn floor_capped(
         &self,
         set: &[AnswerId],
-        (depth, hard): (u32, &HardState),
+        (depth, hard, ceiling): (u32, &HardState, u32),
         (inherited, parts): (Option<&[GuessId]>, Option<&[u8]>),
         cap: impl Fn(GuessId) -> u32,
     ) -> u32 {
@@ -79,7 +83,7 @@ impl Solver<'_> {
             set,
             cap,
             depth,
-            floor: INFEASIBLE,
+            floor: ceiling.min(INFEASIBLE),
             seen: Box::new([[0; 4]; BLOCK]),
             repeats: [0; BLOCK],
             alive: Vec::with_capacity(BLOCK),
@@ -313,8 +317,17 @@ mod tests {
         for (mode, set, depth, hard) in cases(&game) {
             let solver = solver(&game, &table, mode);
             let full = solver.scan(&set, depth, &hard, None, 0).floor;
-            let lean = solver.floor(&set, depth, &hard, None, None);
+            let lean = solver.floor(&set, (depth, INFEASIBLE), &hard, None, None);
             assert_eq!(lean, full, "{mode:?} depth {depth} set {set:?}");
+            // Under a ceiling: the floor when it is below, else the ceiling itself.
+            for ceiling in [full.saturating_sub(1), full, full.saturating_add(1)] {
+                let capped = solver.floor(&set, (depth, ceiling), &hard, None, None);
+                assert_eq!(
+                    capped,
+                    full.min(ceiling),
+                    "{mode:?} ceiling {ceiling} set {set:?}"
+                );
+            }
         }
     }
 
@@ -340,9 +353,21 @@ mod tests {
                     }
                     let pool = Some(scan.pool.as_slice());
                     let full = solver.scan(&child, depth - 1, &hard, pool, 0).floor;
-                    let lean = solver.floor(&child, depth - 1, &hard, pool, Some(&scan.pool_parts));
+                    let lean = solver.floor(
+                        &child,
+                        (depth - 1, INFEASIBLE),
+                        &hard,
+                        pool,
+                        Some(&scan.pool_parts),
+                    );
                     assert_eq!(lean, full, "depth {} child {child:?}", depth - 1);
-                    let strong = solver.floor(&child, depth - 1, &hard, pool, Some(&too_small));
+                    let strong = solver.floor(
+                        &child,
+                        (depth - 1, INFEASIBLE),
+                        &hard,
+                        pool,
+                        Some(&too_small),
+                    );
                     assert!(strong >= full);
                     wrong += usize::from(strong > full);
                     children += 1;

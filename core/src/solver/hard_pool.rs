@@ -98,6 +98,7 @@ impl Solver<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::solver::INFEASIBLE;
 
     #[test]
     fn entries_round_trip() {
@@ -145,7 +146,7 @@ mod tests {
                 let hard =
                     HardState::default().after(&game.guesses()[guess as usize], Pattern(pattern.0));
                 let full = solver.scan(&part, 3, &hard, None, 0).floor;
-                let lean = solver.floor(&part, 3, &hard, Some(&pool), None);
+                let lean = solver.floor(&part, (3, INFEASIBLE), &hard, Some(&pool), None);
                 assert_eq!(lean, full, "guess {guess} part {part:?}");
                 checked += 1;
             }

@@ -133,11 +133,12 @@ impl Solver<'_> {
     }
 
     /// A lower bound for a part without searching below it: the memo's, or else the best
-    /// guess bound of one scan (which the memo then keeps).
+    /// guess bound of one scan (which the memo then keeps), read only as far as `ceiling`:
+    /// the value at which the caller gives up on the guess whatever the bound is beyond it.
     fn quick_bound(
         &self,
         set: &[AnswerId],
-        depth: u32,
+        (depth, ceiling): (u32, u32),
         hard: &HardState,
         (pool, pool_parts): (Option<&[GuessId]>, Option<&[u8]>),
     ) -> u32 {
@@ -153,7 +154,7 @@ impl Solver<'_> {
         if let Some(entry) = self.memo.get(key) {
             return entry.value;
         }
-        let floor = self.floor(set, depth, hard, pool, pool_parts);
+        let floor = self.floor(set, (depth, ceiling), hard, pool, pool_parts);
         self.memo.put(
             key,
             MemoEntry {
@@ -303,7 +304,14 @@ impl Solver<'_> {
                 break;
             }
             let child_hard = self.child_hard(hard, word, *pattern);
-            let tighter = self.quick_bound(part, depth - 1, &child_hard, (pool, here.pool_parts));
+            // The part's value at which the sum reaches the cutoff: no need to know more.
+            let ceiling = beta - (running - *bound);
+            let tighter = self.quick_bound(
+                part,
+                (depth - 1, ceiling),
+                &child_hard,
+                (pool, here.pool_parts),
+            );
             if tighter > *bound {
                 running = (running + (tighter - *bound)).min(INFEASIBLE);
                 *bound = tighter;
