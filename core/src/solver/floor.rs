@@ -11,6 +11,7 @@
 use std::sync::atomic::Ordering;
 
 use super::hard::HardState;
+use super::hard_pool::guess_of;
 use super::{Mode, Solver, INFEASIBLE};
 use crate::game::{AnswerId, GuessId};
 use crate::pattern::{Pattern, PATTERNS};
@@ -20,7 +21,7 @@ const BLOCK: usize = 256;
 
 /// Sets at least this large are read a guess at a time along the guess-major rows: a row's
 /// reads then fill whole cache lines, and the floor drops after every guess.
-const ROW_READ_MIN: usize = 64;
+pub(crate) const ROW_READ_MIN: usize = 64;
 
 /// Answers read between two checks of a guess's repeats in a row-wise scan.
 const CHECK_EVERY: usize = 16;
@@ -79,16 +80,7 @@ impl Solver<'_> {
     ) -> u32 {
         let allowed = self.scannable(set, hard, inherited);
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
-        let mut lean = Lean {
-            set,
-            cap,
-            depth,
-            floor: ceiling.min(INFEASIBLE),
-            seen: Box::new([[0; 4]; BLOCK]),
-            repeats: [0; BLOCK],
-            alive: Vec::with_capacity(BLOCK),
-            pairs: 0,
-        };
+        let mut lean = Lean::new(set, cap, depth, ceiling);
         let best_possible = 2 * set.len() as u32 - 1;
         // The candidates allowed here come first: they are among the allowed guesses (every
         // candidate splits any set it belongs to, so the parent kept its shape), and one of
@@ -125,7 +117,91 @@ impl Solver<'_> {
     }
 }
 
-impl<C: Fn(GuessId) -> u32> Lean<'_, C> {
+impl Solver<'_> {
+    /// [`Solver::floor`] of several sets of at least [`ROW_READ_MIN`] answers at once, each
+    /// with its own ceiling and hard-mode state.
+    ///
+    /// Reading a large set along a guess's row is bound by memory, not arithmetic: it pulls
+    /// most of the row's cache lines in to use a few bytes of each. The parts of one split
+    /// are disjoint subsets of the same answers, so they use the same rows: reading each row
+    /// once for all of them divides that traffic by about the number of parts. Each floor is
+    /// exactly the one its set gets alone.
+    pub(crate) fn floors_together(
+        &self,
+        sets: &[(&[AnswerId], u32, HardState)],
+        depth: u32,
+        inherited: Option<&[GuessId]>,
+        parts: Option<&[u8]>,
+    ) -> Vec<u32> {
+        let parts = parts.filter(|p| {
+            self.config.mode == Mode::Normal && inherited.is_some_and(|i| i.len() == p.len())
+        });
+        self.stats
+            .scans
+            .fetch_add(sets.len() as u64, Ordering::Relaxed);
+        let cap = |g| self.table.parts(g);
+        let mut leans: Vec<Lean<'_, _>> = sets
+            .iter()
+            .map(|&(set, ceiling, _)| Lean::new(set, &cap, depth, ceiling))
+            .collect();
+        // Each set's own candidates first, set by set: they are few, and differ between sets.
+        let words = self.game.guesses();
+        for (lean, (_, _, hard)) in leans.iter_mut().zip(sets) {
+            let seeds: Vec<GuessId> = lean
+                .set
+                .iter()
+                .map(|&a| self.game.answer_as_guess(a))
+                .filter(|&g| self.config.mode != Mode::Hard || hard.allows(&words[g as usize]))
+                .collect();
+            lean.rows(self, &seeds, None, 2 * lean.set.len() as u32 - 1);
+        }
+        // What each set allows is a subsequence of the inherited list (or of every guess):
+        // walk that list once, and let each set read the rows it allows.
+        let allowed: Vec<_> = sets
+            .iter()
+            .map(|(set, _, hard)| self.scannable(set, hard, inherited))
+            .collect();
+        let mut next = vec![0usize; sets.len()];
+        let mut open: Vec<usize> = (0..leans.len()).collect();
+        let order = inherited.unwrap_or(&self.every_guess);
+        for (at, &entry) in order.iter().enumerate() {
+            let guess = guess_of(entry);
+            let row = self.table.row(guess);
+            let within = parts.map(|p| p[at]);
+            open.retain(|&i| {
+                if allowed[i].get(next[i]) != Some(&guess) {
+                    return true;
+                }
+                next[i] += 1;
+                let lean = &mut leans[i];
+                let base = 2 * lean.set.len() as u32;
+                lean.read_row(row, (guess, within), base)
+            });
+            if open.is_empty() {
+                break;
+            }
+        }
+        let pairs = leans.iter().map(|lean| lean.pairs).sum();
+        self.stats.scanned_pairs.fetch_add(pairs, Ordering::Relaxed);
+        leans.iter().map(|lean| lean.floor).collect()
+    }
+}
+
+impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
+    /// A scan of `set` that reports floors at or above `ceiling` as `ceiling`.
+    fn new(set: &'s [AnswerId], cap: C, depth: u32, ceiling: u32) -> Self {
+        Lean {
+            set,
+            cap,
+            depth,
+            floor: ceiling.min(INFEASIBLE),
+            seen: Box::new([[0; 4]; BLOCK]),
+            repeats: [0; BLOCK],
+            alive: Vec::with_capacity(BLOCK),
+            pairs: 0,
+        }
+    }
+
     /// Follows up to [`BLOCK`] guesses answer by answer, dropping each as soon as it cannot
     /// lower the floor, and lowers it by those that survive. `base` is the bound of a guess
     /// that splits the set perfectly: 2n − 1 when the guesses may be candidates, else 2n.
@@ -174,36 +250,43 @@ impl<C: Fn(GuessId) -> u32> Lean<'_, C> {
 
     /// The same as [`Lean::block`], a guess at a time along its row, for large sets.
     fn rows(&mut self, solver: &Solver<'_>, guesses: &[GuessId], parts: Option<&[u8]>, base: u32) {
-        let mut marks = [false; PATTERNS];
-        for (at, &guess) in (0..).zip(guesses) {
-            let limit = self.limit(base);
-            if limit == 0 {
+        for (at, &guess) in guesses.iter().enumerate() {
+            let within = parts.map(|p| p[at]);
+            if !self.read_row(solver.table.row(guess), (guess, within), base) {
                 return;
             }
-            if !self.may_lower(guesses, parts, at, limit) {
-                continue;
+        }
+    }
+
+    /// Reads one guess's row (the guess making at most `within` parts when given) and lowers
+    /// the floor by it unless it is dropped; false once no guess can lower the floor.
+    fn read_row(&mut self, row: &[u8], (guess, within): (GuessId, Option<u8>), base: u32) -> bool {
+        let limit = self.limit(base);
+        if limit == 0 {
+            return false;
+        }
+        if !self.may_lower_by(guess, within, limit) {
+            return true;
+        }
+        let mut marks = [false; PATTERNS];
+        let (mut read, mut parts) = (0u32, 0u32);
+        for chunk in self.set.chunks(CHECK_EVERY) {
+            for &a in chunk {
+                // Branch-free, as in `block`.
+                let mark = &mut marks[usize::from(row[a as usize])];
+                parts += u32::from(!*mark);
+                *mark = true;
             }
-            let row = solver.table.row(guess);
-            let (mut read, mut parts) = (0u32, 0u32);
-            for chunk in self.set.chunks(CHECK_EVERY) {
-                for &a in chunk {
-                    // Branch-free, as in `block`.
-                    let mark = &mut marks[usize::from(row[a as usize])];
-                    parts += u32::from(!*mark);
-                    *mark = true;
-                }
-                read += chunk.len() as u32;
-                if read - parts >= limit {
-                    break;
-                }
-            }
-            self.pairs += u64::from(read);
-            let wins = marks[usize::from(WIN)];
-            marks.fill(false);
-            if read == self.set.len() as u32 && read - parts < limit {
-                self.settle(parts, wins);
+            read += chunk.len() as u32;
+            if read - parts >= limit {
+                break;
             }
         }
+        self.pairs += u64::from(read);
+        if read == self.set.len() as u32 && read - parts < limit {
+            self.settle(parts, marks[usize::from(WIN)]);
+        }
+        true
     }
 
     /// False when the guess at `at` cannot make enough parts to stay below `limit` repeats:
@@ -211,8 +294,11 @@ impl<C: Fn(GuessId) -> u32> Lean<'_, C> {
     /// is the guess's most parts over all answers and, when given, over the parent.
     fn may_lower(&self, guesses: &[GuessId], parts: Option<&[u8]>, at: u16, limit: u32) -> bool {
         let at = usize::from(at);
-        let within = parts.map_or(u32::MAX, |p| u32::from(p[at]));
-        let cap = (self.cap)(guesses[at]).min(within);
+        self.may_lower_by(guesses[at], parts.map(|p| p[at]), limit)
+    }
+
+    fn may_lower_by(&self, guess: GuessId, within: Option<u8>, limit: u32) -> bool {
+        let cap = (self.cap)(guess).min(within.map_or(u32::MAX, u32::from));
         (self.set.len() as u32).saturating_sub(cap) < limit
     }
 
@@ -253,7 +339,7 @@ impl<C: Fn(GuessId) -> u32> Lean<'_, C> {
 mod tests {
     use super::super::{Mode, Solver, SolverConfig};
     use super::HardState;
-    use super::{Lean, BLOCK, ROW_READ_MIN};
+    use super::{Lean, ROW_READ_MIN};
     use crate::game::{AnswerId, Game, GuessId};
     use crate::pattern::Pattern;
     use crate::presets::load_preset;
@@ -378,6 +464,58 @@ mod tests {
         assert!(wrong > 0, "parent counts one too small went unnoticed");
     }
 
+    /// Floors read together, each under its own ceiling (and in hard mode its own clues),
+    /// with and without the pool and part counts of a scan of every answer, equal the floors
+    /// read one set at a time.
+    #[test]
+    fn floors_read_together_equal_floors_read_alone() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let all: Vec<AnswerId> = (0..game.answers().len() as AnswerId).collect();
+        let mut checked = 0;
+        for mode in [Mode::Normal, Mode::Hard] {
+            let solver = solver(&game, &table, mode);
+            let top = solver.scan(&all, 5, &HardState::default(), None, 0);
+            let big: Vec<Case> = cases(&game)
+                .into_iter()
+                .filter(|(m, set, _, _)| *m == mode && set.len() >= ROW_READ_MIN)
+                .collect();
+            for group in big.chunks(3) {
+                let depth = group[0].2;
+                for (pool, parts) in [(None, None), (Some(&top.pool), Some(&top.pool_parts))] {
+                    let (pool, parts) = (pool.map(Vec::as_slice), parts.map(Vec::as_slice));
+                    let alone: Vec<u32> = group
+                        .iter()
+                        .map(|(_, set, _, hard)| {
+                            solver.floor(set, (depth, INFEASIBLE), hard, pool, parts)
+                        })
+                        .collect();
+                    // No ceiling, one at the floor, one just below it.
+                    let ceilings: Vec<u32> = (0..)
+                        .zip(&alone)
+                        .map(|(i, &floor)| [INFEASIBLE, floor, floor.saturating_sub(1)][i % 3])
+                        .collect();
+                    let sets: Vec<(&[AnswerId], u32, HardState)> = group
+                        .iter()
+                        .zip(&ceilings)
+                        .map(|((_, set, _, hard), &ceiling)| {
+                            (set.as_slice(), ceiling, hard.clone())
+                        })
+                        .collect();
+                    let together = solver.floors_together(&sets, depth, pool, parts);
+                    let expected: Vec<u32> = alone
+                        .iter()
+                        .zip(&ceilings)
+                        .map(|(f, c)| *f.min(c))
+                        .collect();
+                    assert_eq!(together, expected, "{mode:?} depth {depth} sets {group:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 200, "only {checked} groups");
+    }
+
     /// The lean floor of `set` over `guesses` alone, starting from `start`, with `cap` as
     /// the part cap and `base` as the bound of a perfect split.
     fn lean_floor(
@@ -387,16 +525,7 @@ mod tests {
         (start, base): (u32, u32),
         cap: impl Fn(GuessId) -> u32,
     ) -> u32 {
-        let mut lean = Lean {
-            set,
-            cap,
-            depth: 4,
-            floor: start,
-            seen: Box::new([[0; 4]; BLOCK]),
-            repeats: [0; BLOCK],
-            alive: Vec::new(),
-            pairs: 0,
-        };
+        let mut lean = Lean::new(set, cap, 4, start);
         if set.len() >= ROW_READ_MIN {
             lean.rows(solver, guesses, None, base);
         } else {

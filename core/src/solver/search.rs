@@ -6,6 +6,7 @@ use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
 
 use super::bounds::min_total;
+use super::floor::ROW_READ_MIN;
 use super::hard::HardState;
 use super::memo::{MemoEntry, MemoKey};
 use super::scan::GuessStat;
@@ -142,28 +143,46 @@ impl Solver<'_> {
         hard: &HardState,
         (pool, pool_parts): (Option<&[GuessId]>, Option<&[u8]>),
     ) -> u32 {
+        match self.known_bound(set, depth, hard, pool) {
+            Ok(bound) => bound,
+            Err(key) => {
+                let depth = depth.min(set.len() as u32);
+                let floor = self.floor(set, (depth, ceiling), hard, pool, pool_parts);
+                self.remember_floor(key, floor);
+                floor
+            }
+        }
+    }
+
+    /// A part's lower bound when no scan is needed: exact for one or two answers or under
+    /// two guesses, 2n − 1 with a perfect candidate, or the memo's; otherwise the memo key
+    /// a scan's floor is to be kept under.
+    fn known_bound(
+        &self,
+        set: &[AnswerId],
+        depth: u32,
+        hard: &HardState,
+        pool: Option<&[GuessId]>,
+    ) -> Result<u32, MemoKey> {
         let n = set.len() as u32;
         let depth = depth.min(n);
         if n <= 2 || depth < 2 {
-            return self.solve(set, depth, hard, pool, INFEASIBLE).value();
+            return Ok(self.solve(set, depth, hard, pool, INFEASIBLE).value());
         }
         if self.perfect_candidate(set).is_some() {
-            return 2 * n - 1;
+            return Ok(2 * n - 1);
         }
         let key = self.key(set, depth, hard);
-        if let Some(entry) = self.memo.get(key) {
-            return entry.value;
-        }
-        let floor = self.floor(set, (depth, ceiling), hard, pool, pool_parts);
-        self.memo.put(
-            key,
-            MemoEntry {
-                value: floor,
-                exact: false,
-                guess: 0,
-            },
-        );
-        floor
+        self.memo.get(key).map(|entry| entry.value).ok_or(key)
+    }
+
+    fn remember_floor(&self, key: MemoKey, floor: u32) {
+        let entry = MemoEntry {
+            value: floor,
+            exact: false,
+            guess: 0,
+        };
+        self.memo.put(key, entry);
     }
 
     /// The first candidate (by guess id) that tells every other candidate apart, if any.
@@ -270,6 +289,69 @@ impl Solver<'_> {
         }
     }
 
+    /// Raises the bounds of a guess's big parts (largest first) by their memo entries or one
+    /// lean scan each, read up to the cutoff; `Err` with the sum as soon as it reaches it, else
+    /// the sum of the raised bounds.
+    fn quick_bounds(
+        &self,
+        here: &Here<'_>,
+        word: &crate::word::Word,
+        parts: &[(Pattern, Vec<AnswerId>)],
+        bounds: &mut [u32],
+        (running, beta): (u32, u32),
+    ) -> Result<u32, u32> {
+        let (depth, hard, pool) = (here.depth, here.hard, here.pool);
+        let mut sum = Sum { running, beta };
+        // Cheapest bounds first: one scan per big part, before any deep search. The parts
+        // read along the guesses' rows are scanned together in normal mode.
+        let together = match self.config.mode {
+            Mode::Normal | Mode::Hard => parts
+                .iter()
+                .take_while(|(_, part)| part.len() >= ROW_READ_MIN)
+                .count(),
+            Mode::Strict => 0,
+        };
+        if together > 0 {
+            let mut pending = Vec::new();
+            for (index, (pattern, part)) in parts[..together].iter().enumerate() {
+                let child_hard = self.child_hard(hard, word, *pattern);
+                match self.known_bound(part, depth - 1, &child_hard, pool) {
+                    Ok(tighter) => sum.raise(&mut bounds[index], tighter)?,
+                    Err(key) => pending.push((index, key, child_hard)),
+                }
+            }
+            let sets: Vec<(&[AnswerId], u32, HardState)> = pending
+                .iter()
+                .map(|(index, _, child_hard)| {
+                    let part = parts[*index].1.as_slice();
+                    (part, sum.ceiling(bounds[*index]), child_hard.clone())
+                })
+                .collect();
+            let floors = self.floors_together(&sets, depth - 1, pool, here.pool_parts);
+            for ((_, key, _), &floor) in pending.iter().zip(&floors) {
+                self.remember_floor(*key, floor);
+            }
+            for ((index, _, _), floor) in pending.iter().zip(floors) {
+                let index = *index;
+                sum.raise(&mut bounds[index], floor)?;
+            }
+        }
+        for ((pattern, part), bound) in parts.iter().zip(bounds.iter_mut()).skip(together) {
+            if part.len() <= 2 {
+                break;
+            }
+            let child_hard = self.child_hard(hard, word, *pattern);
+            let tighter = self.quick_bound(
+                part,
+                (depth - 1, sum.ceiling(*bound)),
+                &child_hard,
+                (pool, here.pool_parts),
+            );
+            sum.raise(bound, tighter)?;
+        }
+        Ok(sum.running)
+    }
+
     /// The value of playing one scanned guess, with cutoff `beta`: parts are searched largest
     /// first, each with the budget the others' bounds leave.
     fn play(&self, here: &Here<'_>, stat: &GuessStat, beta: u32) -> Outcome {
@@ -298,28 +380,11 @@ impl Solver<'_> {
         if running >= beta {
             return Outcome::AtLeast(running);
         }
-        // Cheapest bounds first: one scan per big part, before any deep search.
-        for ((pattern, part), bound) in parts.iter().zip(bounds.iter_mut()) {
-            if part.len() <= 2 {
-                break;
-            }
-            let child_hard = self.child_hard(hard, word, *pattern);
-            // The part's value at which the sum reaches the cutoff: no need to know more.
-            let ceiling = beta - (running - *bound);
-            let tighter = self.quick_bound(
-                part,
-                (depth - 1, ceiling),
-                &child_hard,
-                (pool, here.pool_parts),
-            );
-            if tighter > *bound {
-                running = (running + (tighter - *bound)).min(INFEASIBLE);
-                *bound = tighter;
-                if running >= beta {
-                    return Outcome::AtLeast(running);
-                }
-            }
-        }
+        let mut running = match self.quick_bounds(here, word, &parts, &mut bounds, (running, beta))
+        {
+            Ok(running) => running,
+            Err(reached) => return Outcome::AtLeast(reached),
+        };
         for ((pattern, part), own) in parts.iter().zip(&bounds).filter(|(p, _)| p.1.len() > 2) {
             let others = running - own;
             let child_hard = self.child_hard(hard, word, *pattern);
@@ -510,4 +575,30 @@ pub(crate) fn in_order_parallel(len: usize, work: impl Fn(usize) + Sync) {
         }
         work(index);
     });
+}
+
+/// The running sum of a guess's part bounds, against the cutoff it is searched with.
+struct Sum {
+    running: u32,
+    beta: u32,
+}
+
+impl Sum {
+    /// The value of a part now bounded by `bound` at which the sum reaches the cutoff: no
+    /// scan of the part needs to know more.
+    fn ceiling(&self, bound: u32) -> u32 {
+        self.beta - (self.running - bound)
+    }
+
+    /// Raises a part's bound to `tighter`; `Err` with the sum once it reaches the cutoff.
+    fn raise(&mut self, bound: &mut u32, tighter: u32) -> Result<(), u32> {
+        if tighter > *bound {
+            self.running = (self.running + (tighter - *bound)).min(INFEASIBLE);
+            *bound = tighter;
+            if self.running >= self.beta {
+                return Err(self.running);
+            }
+        }
+        Ok(())
+    }
 }
