@@ -303,7 +303,7 @@ impl Solver<'_> {
         let (depth, hard, pool) = (here.depth, here.hard, here.pool);
         let mut sum = Sum { running, beta };
         // Cheapest bounds first: one scan per big part, before any deep search. The parts
-        // read along the guesses' rows are scanned together in normal mode.
+        // read along the guesses' rows (a prefix, largest first) are scanned together.
         let together = match self.config.mode {
             Mode::Normal | Mode::Hard => parts
                 .iter()
