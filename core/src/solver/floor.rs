@@ -60,10 +60,7 @@ impl Solver<'_> {
         inherited: Option<&[GuessId]>,
         parts: Option<&[u8]>,
     ) -> u32 {
-        // Hard mode filters the inherited list, so the positions of `parts` would not match.
-        let parts = parts.filter(|p| {
-            self.config.mode == Mode::Normal && inherited.is_some_and(|i| i.len() == p.len())
-        });
+        let parts = self.usable_part_counts(inherited, parts);
         self.floor_capped(set, (depth, hard, ceiling), (inherited, parts), |g| {
             self.table.parts(g)
         })
@@ -85,12 +82,7 @@ impl Solver<'_> {
         // The candidates allowed here come first: they are among the allowed guesses (every
         // candidate splits any set it belongs to, so the parent kept its shape), and one of
         // them usually comes close to the best.
-        let words = self.game.guesses();
-        let seeds: Vec<GuessId> = set
-            .iter()
-            .map(|&a| self.game.answer_as_guess(a))
-            .filter(|&g| self.config.mode != Mode::Hard || hard.allows(&words[g as usize]))
-            .collect();
+        let seeds = self.allowed_candidates(set, hard);
         // Every allowed candidate has then been counted: another guess cannot win, so its
         // bound is at least 2n + c and it can be dropped one repeat sooner.
         let passes = [
@@ -133,9 +125,7 @@ impl Solver<'_> {
         inherited: Option<&[GuessId]>,
         parts: Option<&[u8]>,
     ) -> Vec<u32> {
-        let parts = parts.filter(|p| {
-            self.config.mode == Mode::Normal && inherited.is_some_and(|i| i.len() == p.len())
-        });
+        let parts = self.usable_part_counts(inherited, parts);
         self.stats
             .scans
             .fetch_add(sets.len() as u64, Ordering::Relaxed);
@@ -145,15 +135,9 @@ impl Solver<'_> {
             .map(|&(set, ceiling, _)| Lean::new(set, &cap, depth, ceiling))
             .collect();
         // Each set's own candidates first, set by set: they are few, and differ between sets.
-        let words = self.game.guesses();
-        for (lean, (_, _, hard)) in leans.iter_mut().zip(sets) {
-            let seeds: Vec<GuessId> = lean
-                .set
-                .iter()
-                .map(|&a| self.game.answer_as_guess(a))
-                .filter(|&g| self.config.mode != Mode::Hard || hard.allows(&words[g as usize]))
-                .collect();
-            lean.rows(self, &seeds, None, 2 * lean.set.len() as u32 - 1);
+        for (lean, (set, _, hard)) in leans.iter_mut().zip(sets) {
+            let seeds = self.allowed_candidates(set, hard);
+            lean.rows(self, &seeds, None, 2 * set.len() as u32 - 1);
         }
         // What each set allows is a subsequence of the inherited list (or of every guess):
         // walk that list once, and let each set read the rows it allows.
@@ -184,6 +168,29 @@ impl Solver<'_> {
         let pairs = leans.iter().map(|lean| lean.pairs).sum();
         self.stats.scanned_pairs.fetch_add(pairs, Ordering::Relaxed);
         leans.iter().map(|lean| lean.floor).collect()
+    }
+}
+
+impl Solver<'_> {
+    /// The candidates of `set` that may be guessed there: every lean scan reads them first.
+    fn allowed_candidates(&self, set: &[AnswerId], hard: &HardState) -> Vec<GuessId> {
+        let words = self.game.guesses();
+        set.iter()
+            .map(|&a| self.game.answer_as_guess(a))
+            .filter(|&g| self.config.mode != Mode::Hard || hard.allows(&words[g as usize]))
+            .collect()
+    }
+
+    /// The parent's part counts when they line up with `inherited`: hard mode filters the
+    /// inherited list, so their positions would not match.
+    fn usable_part_counts<'p>(
+        &self,
+        inherited: Option<&[GuessId]>,
+        parts: Option<&'p [u8]>,
+    ) -> Option<&'p [u8]> {
+        parts.filter(|p| {
+            self.config.mode == Mode::Normal && inherited.is_some_and(|i| i.len() == p.len())
+        })
     }
 }
 
