@@ -82,6 +82,11 @@ impl Pattern {
             text: text.to_string(),
             why,
         };
+        if len > BOARD {
+            return Err(bad(format!(
+                "a guess has at most {BOARD} letters, not {len}"
+            )));
+        }
         let mut cells = Vec::with_capacity(BOARD);
         for ch in text.trim().chars() {
             // Emoji may carry a variation selector; it is not a cell.

@@ -118,6 +118,9 @@ fn bad_patterns_are_errors_naming_the_text() {
         ("BYGBQ", 5),
         ("00003", 5),
         ("灰灰灰灰灰", 4),
+        // Six cells would be read as five: a pattern has at most five.
+        ("灰灰灰灰灰灰", 6),
+        ("GGGGGY", 6),
     ] {
         match Pattern::parse(text, len) {
             Err(Error::BadPattern { text: got, .. }) => assert_eq!(got, text),
