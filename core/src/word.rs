@@ -40,6 +40,16 @@ impl Word {
         &self.letters[..usize::from(self.len)]
     }
 
+    /// The letters used, as a set (bit `id` set for each letter id). Guesses with the same
+    /// set leave the same answers in their all-gray part, so their searches share work.
+    pub fn letter_set(&self) -> [u64; 4] {
+        let mut set = [0u64; 4];
+        for &letter in self.letters() {
+            set[usize::from(letter / 64)] |= 1 << (letter % 64);
+        }
+        set
+    }
+
     /// Number of letters.
     pub fn len(&self) -> usize {
         usize::from(self.len)
@@ -73,4 +83,21 @@ pub fn read_word_list(bytes: &[u8], list: &str) -> Result<Vec<(usize, String)>> 
         });
     }
     Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn letter_sets_ignore_order_and_repeats_and_reach_every_letter_id() {
+        let set = |letters: [u8; BOARD]| Word::from_letters(letters).letter_set();
+        assert_eq!(set([1, 2, 3, 4, 5]), set([5, 4, 3, 2, 1]));
+        assert_eq!(set([1, 1, 2, 2, 3]), set([3, 2, 1, 3, 3]));
+        assert_ne!(set([1, 2, 3, 4, 5]), set([1, 2, 3, 4, 6]));
+        assert_eq!(
+            set([0, 63, 64, 130, 255]),
+            [1 | 1 << 63, 1, 1 << 2, 1 << 63]
+        );
+    }
 }

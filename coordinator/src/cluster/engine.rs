@@ -130,7 +130,7 @@ struct State {
     planner: Planner,
     known: Known,
     jobs: HashMap<JobId, Entry>,
-    queue: BTreeSet<((u32, u32, u32), JobId)>,
+    queue: BTreeSet<QueueKey>,
     dirty: bool,
     solution: Option<Arc<Solution>>,
     failure: Option<String>,
@@ -151,6 +151,8 @@ struct State {
     confirmed: HashMap<JobId, u32>,
     /// True while the finished search waits for its re-runs.
     auditing: bool,
+    /// The worker last given a first guess of each letter set (see [`Engine::next_queued`]).
+    affinity: HashMap<[u64; 4], u64>,
     /// The account of checking.
     audit: AuditSummary,
 }
@@ -196,6 +198,37 @@ pub struct Engine {
     /// The coordinator's own solver for re-runs no other worker can take (made on first use).
     audit_solver: OnceLock<Solver<'static>>,
 }
+
+/// A queued job's place: (priority, id), in search order.
+type QueueKey = ((u32, u32, u32), JobId);
+
+/// The policy of [`Engine::next_queued`]: the first of the first [`AFFINITY_WINDOW`] queued
+/// jobs whose letter set (`letters`) no other live worker took last, else the first.
+fn pick(
+    queue: &BTreeSet<QueueKey>,
+    letters: impl Fn(JobId) -> Option<[u64; 4]>,
+    affinity: &HashMap<[u64; 4], u64>,
+    live: &HashSet<u64>,
+    worker: u64,
+) -> Option<QueueKey> {
+    let front = *queue.first()?;
+    let free = |key: &&QueueKey| {
+        letters(key.1)
+            .and_then(|set| affinity.get(&set))
+            .is_none_or(|owner| *owner == worker || !live.contains(owner))
+    };
+    Some(
+        queue
+            .iter()
+            .take(AFFINITY_WINDOW)
+            .find(free)
+            .copied()
+            .unwrap_or(front),
+    )
+}
+
+/// How far down the queue a lease looks for a job of the worker's own letter sets.
+const AFFINITY_WINDOW: usize = 64;
 
 /// Memo entries of the coordinator's re-run solver.
 const AUDIT_MEMO: usize = 1 << 20;
@@ -320,6 +353,7 @@ impl Engine {
                 rechecks: HashMap::new(),
                 confirmed: HashMap::new(),
                 auditing: false,
+                affinity: HashMap::new(),
             }),
             wake: Condvar::new(),
             ended: Condvar::new(),
@@ -435,17 +469,20 @@ impl Engine {
             // A claim waiting for its re-run goes first (one per call), so that re-runs overlap
             // the search instead of following it.
             Self::lease_rechecks(&mut state, worker, 1.min(max), expiry, &mut out);
+            let live = self.live_workers(&state);
             let State {
                 queue,
                 jobs,
                 known,
                 planner,
+                affinity,
                 ..
             } = &mut *state;
             while out.len() < max {
-                let Some(key) = queue.pop_first() else {
+                let Some(key) = self.next_queued(queue, jobs, affinity, &live, worker) else {
                     break;
                 };
+                queue.remove(&key);
                 let id = key.1;
                 let Some(entry) = jobs.get_mut(&id) else {
                     continue;
@@ -462,6 +499,9 @@ impl Engine {
                     continue;
                 }
                 entry.state = JobState::Leased { beta, expiry };
+                if let Some(letters) = self.letter_set(entry) {
+                    affinity.insert(letters, worker);
+                }
                 out.push(Leased {
                     id,
                     spec: entry.spec.clone(),
@@ -490,6 +530,48 @@ impl Engine {
             }
         }
         Some((out, records))
+    }
+
+    /// The queued job to lease to `worker` next: the first in search order, except that a
+    /// whole first guess whose letter set another live worker took last is left to that
+    /// worker when something else is queued close behind. Guesses with the same letters
+    /// leave the same all-gray part (usually the largest), so the worker that bounded it for
+    /// one finds it in its memo for the others; with first guesses spread blindly, each
+    /// worker bounded it again (measured: 9 % more table reads with 2 workers than in one
+    /// process).
+    fn next_queued(
+        &self,
+        queue: &BTreeSet<QueueKey>,
+        jobs: &HashMap<JobId, Entry>,
+        affinity: &HashMap<[u64; 4], u64>,
+        live: &HashSet<u64>,
+        worker: u64,
+    ) -> Option<QueueKey> {
+        let letters = |id: JobId| jobs.get(&id).and_then(|entry| self.letter_set(entry));
+        pick(queue, letters, affinity, live, worker)
+    }
+
+    /// The letter set of a whole first-guess job.
+    fn letter_set(&self, entry: &Entry) -> Option<[u64; 4]> {
+        match (entry.first, &entry.spec.kind) {
+            (Some(_), JobKind::Guess(guess)) => self
+                .game
+                .guesses()
+                .get(*guess as usize)
+                .map(|word| word.letter_set()),
+            _ => None,
+        }
+    }
+
+    /// Workers seen within three lease periods and not quarantined.
+    fn live_workers(&self, state: &State) -> HashSet<u64> {
+        let live = Instant::now() - self.params.lease * 3;
+        state
+            .workers
+            .iter()
+            .filter(|(id, w)| w.seen >= live && !state.quarantined.contains(id))
+            .map(|(id, _)| *id)
+            .collect()
     }
 
     /// True when every worker seen within three lease periods has been told that the run is
@@ -1374,5 +1456,56 @@ mod tests {
         }
         drop(engine);
         let _ = std::fs::remove_dir_all(&db);
+    }
+
+    #[test]
+    fn a_lease_leaves_a_letter_set_to_the_live_worker_that_took_it_last() {
+        let (a, b) = ([1, 0, 0, 0], [2, 0, 0, 0]);
+        // Jobs 0 and 1 have letter set a, job 2 has b, the others none (part jobs).
+        let letters = |job: JobId| match job.0 {
+            0 | 1 => Some(a),
+            2 => Some(b),
+            _ => None,
+        };
+        let queue_of = |ids: &[u128]| -> BTreeSet<QueueKey> {
+            (0u32..)
+                .zip(ids)
+                .map(|(at, &id)| ((at, 0, 0), JobId(id)))
+                .collect()
+        };
+        let affinity = HashMap::from([(a, 7), (b, 8)]);
+        let both = HashSet::from([7, 8]);
+        let picked = |worker, live: &HashSet<u64>, queue: &BTreeSet<QueueKey>| {
+            pick(queue, letters, &affinity, live, worker).map(|key| key.1 .0)
+        };
+        let queue = queue_of(&[0, 1, 2, 3]);
+        assert_eq!(picked(7, &both, &queue), Some(0), "its own set, first");
+        assert_eq!(picked(8, &both, &queue), Some(2), "a's jobs are left to 7");
+        assert_eq!(
+            picked(9, &both, &queue),
+            Some(3),
+            "a new worker takes an unowned job"
+        );
+        let only_eight = HashSet::from([8]);
+        assert_eq!(
+            picked(8, &only_eight, &queue),
+            Some(0),
+            "a dead owner keeps nothing"
+        );
+        // Past the window the search order wins: 7's jobs fill it, job 3 is behind it.
+        let mut ids: Vec<u128> = vec![0; AFFINITY_WINDOW];
+        ids.push(3);
+        let ids: Vec<u128> = ids
+            .iter()
+            .enumerate()
+            .map(|(k, &id)| if id == 0 { 100 + k as u128 } else { id })
+            .collect();
+        let letters_far = |job: JobId| (job.0 >= 100).then_some(a);
+        let far = queue_of(&ids);
+        let front = pick(&far, letters_far, &affinity, &both, 8).map(|key| key.1 .0);
+        assert_eq!(front, Some(100), "nothing free in the window: the first");
+        let near = pick(&far, letters_far, &affinity, &both, 7).map(|key| key.1 .0);
+        assert_eq!(near, Some(100));
+        assert_eq!(picked(8, &both, &BTreeSet::new()), None);
     }
 }
