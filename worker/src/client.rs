@@ -299,6 +299,10 @@ enum Next {
 /// How often the memo's new facts are made durable.
 const MEMO_SYNC: Duration = Duration::from_secs(5);
 
+/// Jobs held per slot once a best total is known: those running, and those waiting to
+/// start while the next lease is on its way.
+const HELD_PER_SLOT: usize = 8;
+
 /// Results being reported at once before the worker stops taking jobs.
 const MAX_REPORTING: usize = 256;
 
@@ -317,7 +321,7 @@ async fn work(
     summary: &mut WorkerSummary,
 ) -> Result<Next, WorkerError> {
     let lease_ms = reply.lease_ms.max(200);
-    // Jobs run `slots` at a time; three times as many wait leased, so a finished job's slot
+    // Jobs run `slots` at a time; seven times as many wait leased, so a finished job's slot
     // is refilled at once (jobs are often shorter than a lease round trip) while results
     // are reported in the background, one batch at a time and in the order they were found.
     // Until a best total is known, a worker takes only what it can start: the first jobs
@@ -325,7 +329,13 @@ async fn work(
     // first guesses over its threads, instead of one worker holding the first four and the
     // next worker starting far down the order with no cutoff.
     let running = Arc::new(Semaphore::new(opts.slots));
-    let hold = |known: bool| if known { 4 * opts.slots } else { opts.slots };
+    let hold = |known: bool| {
+        if known {
+            HELD_PER_SLOT * opts.slots
+        } else {
+            opts.slots
+        }
+    };
     let incumbent = Arc::new(SharedIncumbent::default());
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer)>();
     let mut reports: JoinSet<Reported> = JoinSet::new();
@@ -392,10 +402,15 @@ async fn work(
         }
         // Jobs whose results are being reported do not hold a slot (up to a limit).
         let reporting = pending.len() + in_flight;
-        let free = if reporting >= MAX_REPORTING {
+        // Leases refill half the held jobs at once: one lease per finished job made the
+        // lease round trips (each one a disk sync at the coordinator) half a worker's time
+        // on a game of 2 ms jobs.
+        let held = hold(incumbent.known());
+        let open = held.saturating_sub(active.len().saturating_sub(reporting));
+        let free = if reporting >= MAX_REPORTING || open < held.div_ceil(2) {
             0
         } else {
-            hold(incumbent.known()).saturating_sub(active.len().saturating_sub(reporting))
+            open
         };
         if free > 0 && !finished && tokio::time::Instant::now() >= next_lease {
             let request = LeaseRequest {
