@@ -196,3 +196,41 @@ fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
         assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
     }
 }
+
+/// Every claim of `--rank-all` is exact and solved without a cutoff; the audit re-runs some
+/// of them. An honest re-run finds the same value, which once counted as a refutation: both
+/// workers were quarantined and the run never finished.
+#[test]
+fn rank_all_through_two_workers_gives_every_exact_value_of_the_core_solver() {
+    let game = "pokemon-gen:1";
+    let loaded: &'static hakase_core::Game =
+        Box::leak(Box::new(load_preset(game).expect("preset")));
+    let table: &'static hakase_core::FeedbackTable =
+        Box::leak(Box::new(hakase_core::FeedbackTable::build(loaded)));
+    let solver = hakase_core::solver::Solver::new(loaded, table, SolverConfig::default(), 1 << 20);
+    let reference = solver.solve_game(hakase_core::solver::FirstGuesses::RankAll, &|_| {});
+    assert!(reference.ranking.iter().all(|v| v.outcome.is_exact()));
+
+    let dir = Scratch::new("rank-all");
+    let (mut coordinator, url) = start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &["--game", game, "--rank-all", "--audit-fraction", "0.2"],
+    );
+    let mut workers: Vec<Proc> = (0..2)
+        .map(|i| start_worker(&dir, &format!("worker{i}"), &url, &[]))
+        .collect();
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "coordinator failed:\n{}",
+        coordinator.errors()
+    );
+    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON output");
+    let solution: hakase_core::solver::Solution =
+        serde_json::from_value(doc["solution"].clone()).expect("a solution in the output");
+    assert_eq!(solution.ranking, reference.ranking);
+    for w in &mut workers {
+        assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
+    }
+}

@@ -96,11 +96,15 @@ pub enum Verdict {
     Refuted(u32),
 }
 
-/// Judges a claim needed to hold up to `beta` by the re-run's `outcome` (exact outcomes are
-/// tree-verified before they get here).
-pub fn verdict(beta: u32, outcome: Outcome) -> Verdict {
+/// Judges `claimed`, needed to hold up to `beta`, by the re-run's `outcome` (exact outcomes
+/// are tree-verified before they get here). A claim asserts a lower bound: its bound for
+/// `AtLeast`, its value for `Exact` (whose tree proves only the upper side). Only an exact
+/// re-run below both refutes it: an honest exact claim re-run without a cutoff (as every
+/// claim of `--rank-all` is) finds the same value and stands.
+pub fn verdict(beta: u32, claimed: Outcome, outcome: Outcome) -> Verdict {
+    let needed = beta.min(claimed.value());
     match outcome {
-        Outcome::Exact { value, .. } if value < beta => Verdict::Refuted(value),
+        Outcome::Exact { value, .. } if value < needed => Verdict::Refuted(value),
         _ => Verdict::Confirmed,
     }
 }
@@ -164,6 +168,7 @@ impl AuditSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hakase_core::solver::INFEASIBLE;
 
     #[test]
     fn the_sample_is_reproducible_and_near_its_fraction() {
@@ -182,27 +187,21 @@ mod tests {
     }
 
     #[test]
-    fn a_rerun_refutes_only_with_an_exact_total_below_the_cutoff() {
-        assert_eq!(verdict(964, Outcome::AtLeast(964)), Verdict::Confirmed);
+    fn a_rerun_refutes_only_with_an_exact_total_below_the_cutoff_and_the_claim() {
+        let exact = |value| Outcome::Exact { value, guess: 3 };
+        let bound = Outcome::AtLeast(964);
+        assert_eq!(verdict(964, bound, bound), Verdict::Confirmed);
+        assert_eq!(verdict(964, bound, exact(970)), Verdict::Confirmed);
+        assert_eq!(verdict(964, bound, exact(964)), Verdict::Confirmed);
         assert_eq!(
-            verdict(
-                964,
-                Outcome::Exact {
-                    value: 970,
-                    guess: 3
-                }
-            ),
-            Verdict::Confirmed
-        );
-        assert_eq!(
-            verdict(
-                970,
-                Outcome::Exact {
-                    value: 964,
-                    guess: 3
-                }
-            ),
+            verdict(970, Outcome::AtLeast(970), exact(964)),
             Verdict::Refuted(964)
         );
+        // Exact claims without a cutoff (`--rank-all`): the same value stands, a lower one
+        // refutes.
+        let none = INFEASIBLE;
+        assert_eq!(verdict(none, exact(998), exact(998)), Verdict::Confirmed);
+        assert_eq!(verdict(none, exact(998), exact(997)), Verdict::Refuted(997));
+        assert_eq!(verdict(1000, exact(998), exact(997)), Verdict::Refuted(997));
     }
 }

@@ -813,7 +813,7 @@ impl Engine {
             line.recheck = true;
             log.write(&line);
         }
-        match audit::verdict(recheck.beta, answer.outcome) {
+        match audit::verdict(recheck.beta, recheck.claimed, answer.outcome) {
             Verdict::Confirmed => {
                 tracing::debug!(job = %id, beta = recheck.beta, "claim confirmed by a re-run");
                 state.confirmed.insert(id, recheck.beta);
