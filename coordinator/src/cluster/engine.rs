@@ -1493,13 +1493,7 @@ mod tests {
             "a dead owner keeps nothing"
         );
         // Past the window the search order wins: 7's jobs fill it, job 3 is behind it.
-        let mut ids: Vec<u128> = vec![0; AFFINITY_WINDOW];
-        ids.push(3);
-        let ids: Vec<u128> = ids
-            .iter()
-            .enumerate()
-            .map(|(k, &id)| if id == 0 { 100 + k as u128 } else { id })
-            .collect();
+        let ids: Vec<u128> = (100..100 + AFFINITY_WINDOW as u128).chain([3]).collect();
         let letters_far = |job: JobId| (job.0 >= 100).then_some(a);
         let far = queue_of(&ids);
         let front = pick(&far, letters_far, &affinity, &both, 8).map(|key| key.1 .0);
