@@ -329,13 +329,7 @@ async fn work(
     // first guesses over its threads, instead of one worker holding the first four and the
     // next worker starting far down the order with no cutoff.
     let running = Arc::new(Semaphore::new(opts.slots));
-    let hold = |known: bool| {
-        if known {
-            HELD_PER_SLOT * opts.slots
-        } else {
-            opts.slots
-        }
-    };
+    let hold = |known: bool| opts.slots * if known { HELD_PER_SLOT } else { 1 };
     let incumbent = Arc::new(SharedIncumbent::default());
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer)>();
     let mut reports: JoinSet<Reported> = JoinSet::new();

@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use rustc_hash::FxHashSet;
 
+use super::floor::ROW_READ_MIN;
 use super::hard::HardState;
 use super::hard_pool::Classes;
 use super::{Mode, Solver, INFEASIBLE};
@@ -291,7 +292,6 @@ impl Solver<'_> {
     /// lines per guess); small sets read the answer-major columns, so the scattered writes
     /// land in the small block.
     fn gather(&self, set: &[AnswerId], guesses: &[GuessId], out: &mut Vec<u8>) {
-        const ROW_READ_MIN: usize = 64;
         let n = set.len();
         out.clear();
         out.resize(n * guesses.len(), 0);

@@ -328,6 +328,7 @@ impl Solver<'_> {
                 })
                 .collect();
             let floors = self.floors_together(&sets, depth - 1, pool, here.pool_parts);
+            // Every floor read is kept before the sum may stop early below.
             for ((_, key, _), &floor) in pending.iter().zip(&floors) {
                 self.remember_floor(*key, floor);
             }
