@@ -50,8 +50,9 @@ pub struct WorkerOptions {
     pub name: String,
     /// In-memory memo entries.
     pub memo_entries: usize,
-    /// Facts with at least this value are written to the cache.
-    pub persist_min_value: u32,
+    /// Facts with at least this value are written to the cache; `None`: the game's
+    /// [`crate::memo::persist_min_value`].
+    pub persist_min_value: Option<u32>,
     /// Test hook: extra time spent on every job, so tests can kill a worker mid-job.
     pub job_delay: Duration,
     /// Test hook: a file recording started and acknowledged jobs.
@@ -279,7 +280,8 @@ async fn build_bench(
                 tree,
                 &reply.fingerprint,
                 opts.memo_entries,
-                opts.persist_min_value,
+                opts.persist_min_value
+                    .unwrap_or_else(|| crate::memo::persist_min_value(game.guesses().len())),
                 &label,
             )?))
         }

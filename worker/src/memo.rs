@@ -16,8 +16,19 @@ use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey, MemoryMemo};
 use crate::error::WorkerError;
 use crate::group_commit::GroupCommit;
 
-/// Memo facts worth a disk write by default: values this high belong to large subproblems.
-pub const DEFAULT_PERSIST_MIN_VALUE: u32 = 40;
+/// Feedback pairs a fact must stand for to be worth a disk write. Recomputing a fact of value
+/// `v` reads at least about `v` × guesses pairs (its set holds about `v / 2` answers, each scanned
+/// against every guess), while a sled insert costs the same whatever the game. This keeps
+/// Wordle's facts of value 40 and up; on a Pokémon game of 515 names only facts near the root
+/// qualify, where writing every fact of value 40 took a tenth of a worker's time for jobs of 2 ms
+/// that are cheaper to redo than to store.
+pub const PERSIST_MIN_WORK: u64 = 40 * 12_972;
+
+/// The least value of a fact worth a disk write in a game of `guesses` allowed guesses.
+pub fn persist_min_value(guesses: usize) -> u32 {
+    let guesses = guesses.max(1) as u64;
+    u32::try_from(PERSIST_MIN_WORK.div_ceil(guesses)).unwrap_or(u32::MAX)
+}
 
 /// Pending facts that trigger a write: small enough that the last batch, written when the
 /// worker stops, costs a few milliseconds.
@@ -238,5 +249,12 @@ mod tests {
         assert_eq!(other.get(MemoKey(42)), None);
         drop((memo, other, db));
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_persisted_value_scales_inversely_with_the_guess_count() {
+        assert_eq!(persist_min_value(12_972), 40);
+        assert_eq!(persist_min_value(515), 1_008);
+        assert_eq!(persist_min_value(0), 518_880);
     }
 }

@@ -10,7 +10,6 @@ use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFor
 use hakase_coordinator::output::{emit, plural, JsonArg, View};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
-use hakase_worker::memo::DEFAULT_PERSIST_MIN_VALUE;
 use hakase_worker::WorkerOptions;
 use serde::Serialize;
 
@@ -53,9 +52,10 @@ pub struct Worker {
     /// In-memory memo entries.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MEMO_ENTRIES)]
     pub memo_entries: usize,
-    /// Memo facts with at least this value are written to the cache.
-    #[arg(long, value_name = "V", default_value_t = DEFAULT_PERSIST_MIN_VALUE, hide = true)]
-    pub persist_min_value: u32,
+    /// Memo facts with at least this value are written to the cache (default: from the
+    /// game's guess count, 40 for Wordle).
+    #[arg(long, value_name = "V", hide = true)]
+    pub persist_min_value: Option<u32>,
     /// Test hook: milliseconds added to every job.
     #[arg(long, value_name = "MS", default_value_t = 0, hide = true)]
     pub job_delay_ms: u64,
