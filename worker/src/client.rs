@@ -308,6 +308,15 @@ const HELD_PER_SLOT: usize = 8;
 /// Results being reported at once before the worker stops taking jobs.
 const MAX_REPORTING: usize = 256;
 
+/// How long a bound waits for others to be reported with it. Each report is a disk sync at
+/// the coordinator; on a game of 2 ms jobs, one report per job or two made the coordinator's
+/// syncs a seventh of the machine. An exact value (which may tighten every worker's cutoff)
+/// and the last results of a worker with nothing else to do are reported at once.
+const REPORT_DELAY: Duration = Duration::from_millis(20);
+
+/// Results that are reported at once however young they are.
+const REPORT_BATCH: usize = 16;
+
 /// What a batch report hands back: per job, whether the coordinator took the result, and
 /// the answer (for the job log); and the best total the coordinator knows.
 type Reported = Result<(Vec<(JobId, bool, JobAnswer)>, Option<Incumbent>), WorkerError>;
@@ -336,6 +345,7 @@ async fn work(
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer)>();
     let mut reports: JoinSet<Reported> = JoinSet::new();
     let mut pending: Vec<(JobId, JobAnswer)> = Vec::new();
+    let mut pending_since = tokio::time::Instant::now();
     let mut in_flight = 0usize;
     let mut active: HashSet<JobId> = HashSet::new();
     let mut heartbeat = tokio::time::interval(Duration::from_millis(lease_ms / 3));
@@ -391,7 +401,15 @@ async fn work(
             summary.run_finished |= finished;
             return Ok(Next::Stop);
         }
-        if in_flight == 0 && !pending.is_empty() {
+        let report_at = pending_since + REPORT_DELAY;
+        let report_due = !pending.is_empty()
+            && (pending.len() >= REPORT_BATCH
+                || active.len() <= pending.len() + in_flight
+                || tokio::time::Instant::now() >= report_at
+                || pending
+                    .iter()
+                    .any(|(_, answer)| matches!(answer.outcome, Outcome::Exact { .. })));
+        if in_flight == 0 && report_due {
             let batch = std::mem::take(&mut pending);
             in_flight = batch.len();
             reports.spawn(report_batch(batch));
@@ -482,6 +500,9 @@ async fn work(
         let lease_due = free > 0 && !finished;
         tokio::select! {
             Some(item) = done_rx.recv() => {
+                if pending.is_empty() {
+                    pending_since = tokio::time::Instant::now();
+                }
                 pending.push(item);
                 while let Ok(item) = done_rx.try_recv() {
                     pending.push(item);
@@ -520,6 +541,7 @@ async fn work(
             }
             Some(_) = syncing.join_next() => {}
             _ = tokio::time::sleep_until(next_lease), if lease_due => {}
+            _ = tokio::time::sleep_until(report_at), if in_flight == 0 && !pending.is_empty() => {}
             _ = stop_rx.changed() => {}
         }
     }
