@@ -23,6 +23,7 @@ use tonic::{Code, Status};
 
 use crate::error::WorkerError;
 use crate::exec::{solve_job, Workbench};
+use crate::hold::Hold;
 use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
@@ -301,10 +302,6 @@ enum Next {
 /// How often the memo's new facts are made durable.
 const MEMO_SYNC: Duration = Duration::from_secs(5);
 
-/// Jobs held per slot once a best total is known: those running, and those waiting to
-/// start while the next lease is on its way.
-const HELD_PER_SLOT: usize = 8;
-
 /// Results being reported at once before the worker stops taking jobs.
 const MAX_REPORTING: usize = 256;
 
@@ -332,17 +329,13 @@ async fn work(
     summary: &mut WorkerSummary,
 ) -> Result<Next, WorkerError> {
     let lease_ms = reply.lease_ms.max(200);
-    // Jobs run `slots` at a time; seven times as many wait leased, so a finished job's slot
+    // Jobs run `slots` at a time; more wait leased (see `Hold`), so a finished job's slot
     // is refilled at once (jobs are often shorter than a lease round trip) while results
     // are reported in the background, one batch at a time and in the order they were found.
-    // Until a best total is known, a worker takes only what it can start: the first jobs
-    // then spread over the workers in search order, as the in-memory search spreads its
-    // first guesses over its threads, instead of one worker holding the first four and the
-    // next worker starting far down the order with no cutoff.
     let running = Arc::new(Semaphore::new(opts.slots));
-    let hold = |known: bool| opts.slots * if known { HELD_PER_SLOT } else { 1 };
+    let mut hold = Hold::new(opts.slots);
     let incumbent = Arc::new(SharedIncumbent::default());
-    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer)>();
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer, Duration)>();
     let mut reports: JoinSet<Reported> = JoinSet::new();
     let mut pending: Vec<(JobId, JobAnswer)> = Vec::new();
     let mut pending_since = tokio::time::Instant::now();
@@ -386,8 +379,8 @@ async fn work(
                     take(done, &mut active, summary);
                 }
             }
-            while let Ok(item) = done_rx.try_recv() {
-                pending.push(item);
+            while let Ok((id, answer, _)) = done_rx.try_recv() {
+                pending.push((id, answer));
             }
             if !pending.is_empty() {
                 if let Ok((done, _)) = report_batch(std::mem::take(&mut pending)).await {
@@ -419,7 +412,7 @@ async fn work(
         // Leases refill half the held jobs at once: one lease per finished job made the
         // lease round trips (each one a disk sync at the coordinator) half a worker's time
         // on a game of 2 ms jobs.
-        let held = hold(incumbent.known());
+        let held = hold.jobs(incumbent.known());
         let open = held.saturating_sub(active.len().saturating_sub(reporting));
         let free = if reporting >= MAX_REPORTING || open < held.div_ceil(2) {
             0
@@ -477,7 +470,9 @@ async fn work(
                                 return;
                             };
                             let solved = tokio::task::spawn_blocking(move || {
-                                job.solve(&bench, &incumbent, log.as_deref())
+                                let started = std::time::Instant::now();
+                                let (id, answer) = job.solve(&bench, &incumbent, log.as_deref());
+                                (id, answer, started.elapsed())
                             })
                             .await;
                             if let Ok(answer) = solved {
@@ -499,13 +494,15 @@ async fn work(
         }
         let lease_due = free > 0 && !finished;
         tokio::select! {
-            Some(item) = done_rx.recv() => {
+            Some((id, answer, took)) = done_rx.recv() => {
                 if pending.is_empty() {
                     pending_since = tokio::time::Instant::now();
                 }
-                pending.push(item);
-                while let Ok(item) = done_rx.try_recv() {
-                    pending.push(item);
+                hold.record(took);
+                pending.push((id, answer));
+                while let Ok((id, answer, took)) = done_rx.try_recv() {
+                    hold.record(took);
+                    pending.push((id, answer));
                 }
             }
             Some(joined) = reports.join_next() => {

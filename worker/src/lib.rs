@@ -8,6 +8,7 @@ pub mod client;
 pub mod error;
 pub mod exec;
 pub mod group_commit;
+pub mod hold;
 pub mod incumbent;
 pub mod joblog;
 pub mod memo;

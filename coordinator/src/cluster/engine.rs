@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use hakase_core::solver::{Outcome, Solution, Solver, SolverConfig};
 use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
+use hakase_worker::hold::MAX_PER_SLOT;
 
 use super::audit::{self, AuditPolicy, AuditSummary, Reason, Recheck, Verdict, COORDINATOR};
 use super::error::ClusterError;
@@ -1075,7 +1076,8 @@ impl Engine {
         }
     }
 
-    /// Wants this many jobs asked for: enough to keep every live worker busy.
+    /// Wants this many jobs asked for: enough to keep every live worker busy, each holding
+    /// up to [`hakase_worker::hold::MAX_PER_SLOT`] jobs per slot when jobs are short.
     fn want(&self, state: &State) -> usize {
         let live = Instant::now() - self.params.lease * 3;
         let slots: usize = state
@@ -1084,7 +1086,7 @@ impl Engine {
             .filter(|w| w.seen >= live)
             .map(|w| w.slots)
             .sum();
-        (32 * slots).max(self.params.min_outstanding)
+        (2 * MAX_PER_SLOT * slots).max(self.params.min_outstanding)
     }
 
     /// One planning pass: settles what the results allow and queues the jobs needed now.
