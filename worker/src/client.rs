@@ -22,7 +22,7 @@ use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 use crate::error::WorkerError;
-use crate::exec::{solve_job, Workbench};
+use crate::exec::{on_rayon, solve_job, Workbench};
 use crate::hold::Hold;
 use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
@@ -469,13 +469,13 @@ async fn work(
                             let Ok(_permit) = running.acquire_owned().await else {
                                 return;
                             };
-                            let solved = tokio::task::spawn_blocking(move || {
+                            let solved = on_rayon(move || {
                                 let started = std::time::Instant::now();
                                 let (id, answer) = job.solve(&bench, &incumbent, log.as_deref());
                                 (id, answer, started.elapsed())
                             })
                             .await;
-                            if let Ok(answer) = solved {
+                            if let Some(answer) = solved {
                                 let _ = tx.send(answer);
                             }
                         });
