@@ -1267,6 +1267,7 @@ impl Engine {
         use std::sync::atomic::{AtomicBool, Ordering};
         let tick = (self.params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
         let mut last_ranking = Instant::now();
+        let mut last_expiry = Instant::now();
         let rechecking = AtomicBool::new(false);
         std::thread::scope(|scope| loop {
             let (ranking, here) = {
@@ -1277,7 +1278,12 @@ impl Engine {
                 {
                     break;
                 }
-                self.expire(&mut state);
+                // Leases are checked once a tick: every job is looked at, and a pass per
+                // result was 6 % of the coordinator's time on Wordle's 13,600 jobs.
+                if last_expiry.elapsed() >= tick {
+                    last_expiry = Instant::now();
+                    self.expire(&mut state);
+                }
                 let here = if rechecking.load(Ordering::Relaxed) {
                     None
                 } else {
