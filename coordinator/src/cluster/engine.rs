@@ -564,9 +564,14 @@ impl Engine {
         }
     }
 
+    /// A worker seen since this moment (three lease periods ago) counts as live.
+    fn live_since(&self) -> Instant {
+        Instant::now() - self.params.lease * 3
+    }
+
     /// Workers seen within three lease periods and not quarantined.
     fn live_workers(&self, state: &State) -> HashSet<u64> {
-        let live = Instant::now() - self.params.lease * 3;
+        let live = self.live_since();
         state
             .workers
             .iter()
@@ -578,7 +583,7 @@ impl Engine {
     /// True when every worker seen within three lease periods has been told that the run is
     /// over (so a finished coordinator need not linger for them).
     pub fn all_told(&self) -> bool {
-        let live = Instant::now() - self.params.lease * 3;
+        let live = self.live_since();
         self.lock()
             .workers
             .values()
@@ -1047,7 +1052,7 @@ impl Engine {
     /// A claim no live worker but its claimant could re-run: the coordinator takes it.
     fn recheck_for_coordinator(&self, state: &mut State) -> Option<(JobId, Arc<JobSpec>, u32)> {
         let now = Instant::now();
-        let live = now - self.params.lease * 3;
+        let live = self.live_since();
         let others = |claimant: Option<u64>| {
             state.workers.iter().any(|(id, w)| {
                 w.seen >= live && Some(*id) != claimant && !state.quarantined.contains(id)
@@ -1079,7 +1084,7 @@ impl Engine {
     /// Wants this many jobs asked for: enough to keep every live worker busy, each holding
     /// up to [`hakase_worker::hold::MAX_PER_SLOT`] jobs per slot when jobs are short.
     fn want(&self, state: &State) -> usize {
-        let live = Instant::now() - self.params.lease * 3;
+        let live = self.live_since();
         let slots: usize = state
             .workers
             .values()
@@ -1377,7 +1382,7 @@ impl Engine {
             Some(solution) => solution.best.map(|b| (text(b.guess), b.outcome.value())),
             None => progress.best.map(|(g, v)| (text(g), v)),
         };
-        let live = Instant::now() - self.params.lease * 3;
+        let live = self.live_since();
         Snapshot {
             state: match (&state.solution, &state.failure) {
                 (_, Some(why)) => format!("failed: {why}"),
