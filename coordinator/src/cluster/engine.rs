@@ -15,7 +15,7 @@ use super::audit::{self, AuditPolicy, AuditSummary, Reason, Recheck, Verdict, CO
 use super::error::ClusterError;
 use super::joblog::{JobLine, JobLog};
 use super::plan::{self, Known, PlanParams, PlanProgress, Planner, Request};
-use super::store::{unix_millis, JobRecord, QuarantineRecord, Store, StoredState};
+use super::store::{unix_millis, JobStatus, QuarantineRecord, Store, StoredState};
 
 /// Tuning of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +116,9 @@ struct Entry {
     completions: u32,
     /// The first-guess index of a whole first-guess job.
     first: Option<u32>,
+    /// True once the spec is in the store (written with the first lease: jobs never leased
+    /// are made again by the planner after a restart, and cost no disk).
+    spec_stored: bool,
 }
 
 struct Worker {
@@ -172,8 +175,8 @@ pub struct Leased {
     pub first: Option<u32>,
 }
 
-/// The records of jobs just leased, to be stored.
-type LeaseRecords = Vec<(JobId, JobRecord)>;
+/// The records of jobs just leased, to be stored: the spec of a first lease, and the status.
+type LeaseRecords = Vec<(JobId, Option<Arc<JobSpec>>, JobStatus)>;
 
 /// The engine of one run.
 pub struct Engine {
@@ -191,9 +194,6 @@ pub struct Engine {
     ended: Condvar,
     params: EngineParams,
     started: Instant,
-    /// Job records waiting to be written, outside the state lock (sled writes can wait on a
-    /// disk flush, and the lock must never wait on the disk).
-    outbox: Mutex<Vec<(JobId, JobRecord)>>,
     /// The opt-in per-job log.
     job_log: Option<JobLog>,
     /// The coordinator's own solver for re-runs no other worker can take (made on first use).
@@ -309,6 +309,7 @@ impl Engine {
                     priority: (u32::MAX, 0, 0),
                     completions: record.completions,
                     first: None,
+                    spec_stored: true,
                 },
             );
         }
@@ -360,7 +361,6 @@ impl Engine {
             ended: Condvar::new(),
             params,
             started: Instant::now(),
-            outbox: Mutex::new(Vec::new()),
             job_log: None,
             audit_solver: OnceLock::new(),
         })
@@ -440,8 +440,11 @@ impl Engine {
             return Ok(None);
         };
         if !records.is_empty() {
-            for (id, record) in &records {
-                self.store.put_job(*id, record)?;
+            for (id, spec, status) in &records {
+                if let Some(spec) = spec {
+                    self.store.put_spec(*id, spec)?;
+                }
+                self.store.put_status(*id, *status)?;
             }
             self.store.sync()?;
         }
@@ -509,10 +512,12 @@ impl Engine {
                     beta,
                     first: entry.first,
                 });
+                let unstored = (!entry.spec_stored).then(|| entry.spec.clone());
+                entry.spec_stored = true;
                 records.push((
                     id,
-                    JobRecord {
-                        spec: (*entry.spec).clone(),
+                    unstored,
+                    JobStatus {
                         state: StoredState::Leased {
                             beta,
                             expiry: expiry_ms,
@@ -666,10 +671,9 @@ impl Engine {
         // The job stays leased until its result is durable and known: a replan in between
         // must not hand it out again.
         let completions = self.lock().jobs.get(&id).map_or(1, |e| e.completions + 1);
-        self.store.put_job(
+        self.store.put_status(
             id,
-            &JobRecord {
-                spec: (*spec).clone(),
+            JobStatus {
                 state: StoredState::Done,
                 completions,
             },
@@ -1126,21 +1130,17 @@ impl Engine {
                 }
             }
         }
-        let mut created = Vec::new();
-        let mut records = Vec::new();
         for (id, request) in wanted {
             if answers(state.known.get(&id), request.beta) {
                 continue;
             }
-            let entry = state.jobs.entry(id).or_insert_with(|| {
-                created.push(id);
-                Entry {
-                    spec: request.spec.clone(),
-                    state: JobState::Idle,
-                    priority: request.priority,
-                    completions: 0,
-                    first: request.first,
-                }
+            let entry = state.jobs.entry(id).or_insert_with(|| Entry {
+                spec: request.spec.clone(),
+                state: JobState::Idle,
+                priority: request.priority,
+                completions: 0,
+                first: request.first,
+                spec_stored: false,
             });
             entry.first = request.first;
             match entry.state {
@@ -1154,22 +1154,6 @@ impl Engine {
                 }
             }
         }
-        for id in created {
-            if let Some(entry) = state.jobs.get(&id) {
-                let record = JobRecord {
-                    spec: (*entry.spec).clone(),
-                    state: StoredState::Queued {
-                        beta: match entry.state {
-                            JobState::Queued { beta } => beta,
-                            _ => 0,
-                        },
-                    },
-                    completions: 0,
-                };
-                records.push((id, record));
-            }
-        }
-        self.post(records);
         if state.settled_at_start.is_none() {
             state.settled_at_start = Some(state.planner.progress().settled);
         }
@@ -1242,26 +1226,6 @@ impl Engine {
         }
     }
 
-    /// Queues job records for [`Engine::write_outbox`].
-    fn post(&self, records: Vec<(JobId, JobRecord)>) {
-        if !records.is_empty() {
-            self.outbox
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .extend(records);
-        }
-    }
-
-    /// Writes queued job records (never called with the state lock held).
-    fn write_outbox(&self) {
-        let records = std::mem::take(&mut *self.outbox.lock().unwrap_or_else(|p| p.into_inner()));
-        for (id, record) in records {
-            if let Err(err) = self.store.put_job(id, &record) {
-                tracing::warn!(%err, "recording a job");
-            }
-        }
-    }
-
     /// The planning loop: replans whenever results arrive or leases run out, until the run
     /// is over or `stop` is set. Run it on its own thread. Between passes it lets go of the
     /// lock for a moment, so that leases and results are never starved by planning; results
@@ -1320,7 +1284,6 @@ impl Engine {
                     self.wake.notify_all();
                 });
             }
-            self.write_outbox();
             if let Some(ranking) = ranking {
                 last_ranking = Instant::now();
                 let _ = self.store.put_ranking(&ranking);
@@ -1328,7 +1291,6 @@ impl Engine {
             }
             std::thread::sleep(Duration::from_millis(1));
         });
-        self.write_outbox();
     }
 
     /// Wakes [`Engine::drive`] and [`Engine::wait`] (for shutdown).
@@ -1417,7 +1379,6 @@ impl Engine {
 
     /// Makes everything durable (for shutdown).
     pub fn flush(&self) -> Result<(), ClusterError> {
-        self.write_outbox();
         if let Some(log) = &self.job_log {
             log.flush();
         }

@@ -1,15 +1,18 @@
-//! The run database (sled): manifest, jobs with their state and lease expiry, results, the
-//! ranking of first guesses and, at the end, the optimal tree. Results are made durable
-//! before a worker's report is acknowledged, so a killed coordinator loses no finished job.
+//! The run database (sled): manifest, leased jobs (their spec once, their state and lease
+//! expiry apart), results, the ranking of first guesses and, at the end, the optimal tree.
+//! Results are made durable before a worker's report is acknowledged, so a killed
+//! coordinator loses no finished job.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use hakase_core::solver::hard::HardState;
+use hakase_core::solver::Node;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, SolverConfig};
 use hakase_core::tree::Tree;
 use hakase_core::Game;
-use hakase_proto::job::{JobAnswer, JobId, JobSpec};
+use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 use hakase_worker::group_commit::GroupCommit;
 use serde::{Deserialize, Serialize};
 
@@ -45,9 +48,10 @@ impl Manifest {
 /// Where a job stands, as stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum StoredState {
-    /// Not wanted right now.
+    /// Not wanted right now (written by format 1 only).
     Idle,
-    /// Waiting for a worker, with the cutoff asked.
+    /// Waiting for a worker, with the cutoff asked (written by format 1 only: a job never
+    /// leased is made again by the planner).
     Queued {
         /// The cutoff asked.
         beta: u32,
@@ -63,7 +67,7 @@ pub enum StoredState {
     Done,
 }
 
-/// A job as stored.
+/// A job as loaded: its spec joined with its status.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobRecord {
     /// The subproblem.
@@ -72,6 +76,31 @@ pub struct JobRecord {
     pub state: StoredState,
     /// Results received for it (more than one only after a duplicate or a deeper re-run).
     pub completions: u32,
+}
+
+/// A job's status as stored, apart from its spec. A lease or a result rewrites only these
+/// few bytes: the spec of a first-guess job holds every answer (4.6 KB on Wordle), and
+/// writing it with each of a job's states was the coordinator's largest cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobStatus {
+    /// Its state.
+    pub state: StoredState,
+    /// Results received for it.
+    pub completions: u32,
+}
+
+/// A job's spec as stored. Nearly every job of a run is a whole first guess, whose candidates
+/// are every answer: those are left out (they were 4.6 KB of each Wordle job).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum StoredSpec {
+    /// A job on every answer.
+    EveryAnswer {
+        kind: JobKind,
+        guesses_left: u32,
+        hard: HardState,
+    },
+    /// Any other job, whole.
+    Whole(JobSpec),
 }
 
 /// A result as stored: the answer with its tree pre-encoded.
@@ -95,20 +124,27 @@ pub struct QuarantineRecord {
     pub why: String,
 }
 
-const VERSION: u32 = 1;
+/// Format 2 keeps job specs and job states in trees of their own; format 1 kept both in one
+/// record (tree `jobs`), which [`Store::open`] converts.
+const VERSION: u32 = 2;
+
+/// Format 1's tree of whole job records.
+const LEGACY_JOBS: &str = "jobs";
 
 /// The open database of one run.
 pub struct Store {
     path: PathBuf,
     db: sled::Db,
     meta: sled::Tree,
-    jobs: sled::Tree,
+    specs: sled::Tree,
+    statuses: sled::Tree,
     results: sled::Tree,
     settled: sled::Tree,
     claims: sled::Tree,
     quarantine: sled::Tree,
     manifest: Mutex<Manifest>,
     guesses: usize,
+    answers: usize,
     commit: GroupCommit,
 }
 
@@ -153,7 +189,8 @@ impl Store {
             },
         })?;
         let meta = db.open_tree("meta").map_err(err)?;
-        let jobs = db.open_tree("jobs").map_err(err)?;
+        let specs = db.open_tree("job_specs").map_err(err)?;
+        let statuses = db.open_tree("job_states").map_err(err)?;
         let results = db.open_tree("results").map_err(err)?;
         let settled = db.open_tree("settled").map_err(err)?;
         let claims = db.open_tree("claims").map_err(err)?;
@@ -166,6 +203,17 @@ impl Store {
                         what: "the manifest".into(),
                         why: e.to_string(),
                     })?;
+                if stored.version > VERSION {
+                    return Err(ClusterError::Corrupt {
+                        path: path.to_path_buf(),
+                        what: "the manifest".into(),
+                        why: format!(
+                            "format {} is newer than this hakase reads ({VERSION}); \
+                             use the hakase that made it",
+                            stored.version
+                        ),
+                    });
+                }
                 if stored.fingerprint != game.fingerprint() || stored.config != *config {
                     return Err(ClusterError::Mismatch {
                         path: path.to_path_buf(),
@@ -189,17 +237,64 @@ impl Store {
             path: path.to_path_buf(),
             db,
             meta,
-            jobs,
+            specs,
+            statuses,
             results,
             settled,
             claims,
             quarantine,
             manifest: Mutex::new(manifest),
             guesses: game.guesses().len(),
+            answers: game.answers().len(),
             commit: GroupCommit::default(),
         };
+        store.convert_legacy_jobs()?;
+        store
+            .manifest
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .version = VERSION;
         store.write_manifest()?;
         Ok(store)
+    }
+
+    /// Moves format 1's whole job records into the spec and status trees, then drops them.
+    /// Nothing else writes before this ends, so a crash midway only repeats it next time.
+    fn convert_legacy_jobs(&self) -> Result<(), ClusterError> {
+        let legacy_exists = self
+            .db
+            .tree_names()
+            .iter()
+            .any(|name| name.as_ref() == LEGACY_JOBS.as_bytes());
+        if !legacy_exists {
+            return Ok(());
+        }
+        let legacy = self.db.open_tree(LEGACY_JOBS).map_err(|e| self.err(e))?;
+        let mut moved = 0usize;
+        for item in legacy.iter() {
+            let (key, value) = item.map_err(|e| self.err(e))?;
+            let (record, _): (JobRecord, usize) =
+                bincode::serde::decode_from_slice(&value, bincode_config())
+                    .map_err(|e| self.corrupt("a job of format 1", e))?;
+            let id = JobId::from_bytes(&key).map_err(|e| self.corrupt("a job key", e))?;
+            self.put_spec(id, &record.spec)?;
+            self.put_status(
+                id,
+                JobStatus {
+                    state: record.state,
+                    completions: record.completions,
+                },
+            )?;
+            moved += 1;
+        }
+        self.flush()?;
+        self.db.drop_tree(LEGACY_JOBS).map_err(|e| self.err(e))?;
+        self.flush()?;
+        tracing::info!(
+            jobs = moved,
+            "converted the run database to format {VERSION}"
+        );
+        Ok(())
     }
 
     /// The database directory.
@@ -245,16 +340,45 @@ impl Store {
         Ok(())
     }
 
-    /// Every stored job.
+    /// Every stored job with a status. A status whose spec a crash kept from the disk is
+    /// left out: the planner makes the job again if it is still needed.
     pub fn load_jobs(&self) -> Result<Vec<(JobId, JobRecord)>, ClusterError> {
         let mut out = Vec::new();
-        for item in self.jobs.iter() {
+        for item in self.statuses.iter() {
             let (key, value) = item.map_err(|e| self.err(e))?;
             let id = JobId::from_bytes(&key).map_err(|e| self.corrupt("a job key", e))?;
-            let (record, _): (JobRecord, usize) =
+            let (status, _): (JobStatus, usize) =
                 bincode::serde::decode_from_slice(&value, bincode_config())
+                    .map_err(|e| self.corrupt("a job's state", e))?;
+            let Some(spec) = self.specs.get(&key).map_err(|e| self.err(e))? else {
+                continue;
+            };
+            let (spec, _): (StoredSpec, usize) =
+                bincode::serde::decode_from_slice(&spec, bincode_config())
                     .map_err(|e| self.corrupt("a job", e))?;
-            out.push((id, record));
+            let spec = match spec {
+                StoredSpec::Whole(spec) => spec,
+                StoredSpec::EveryAnswer {
+                    kind,
+                    guesses_left,
+                    hard,
+                } => JobSpec {
+                    kind,
+                    node: Node {
+                        candidates: (0..self.answers as u32).collect(),
+                        guesses_left,
+                        hard,
+                    },
+                },
+            };
+            out.push((
+                id,
+                JobRecord {
+                    spec,
+                    state: status.state,
+                    completions: status.completions,
+                },
+            ));
         }
         Ok(out)
     }
@@ -273,11 +397,31 @@ impl Store {
         Ok(out)
     }
 
-    /// Records a job (not flushed: a lost job record is only re-created).
-    pub fn put_job(&self, id: JobId, record: &JobRecord) -> Result<(), ClusterError> {
-        let bytes = bincode::serde::encode_to_vec(record, bincode_config())
+    /// Records a job's spec, once, before its first status (not flushed).
+    pub fn put_spec(&self, id: JobId, spec: &JobSpec) -> Result<(), ClusterError> {
+        // Candidates are sorted and distinct, so as many as there are answers is all of them.
+        let stored = if spec.node.candidates.len() == self.answers {
+            StoredSpec::EveryAnswer {
+                kind: spec.kind,
+                guesses_left: spec.node.guesses_left,
+                hard: spec.node.hard.clone(),
+            }
+        } else {
+            StoredSpec::Whole(spec.clone())
+        };
+        let bytes = bincode::serde::encode_to_vec(&stored, bincode_config())
             .map_err(|e| self.corrupt("a job", e))?;
-        self.jobs
+        self.specs
+            .insert(id.to_bytes(), bytes)
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Records a job's status (not flushed).
+    pub fn put_status(&self, id: JobId, status: JobStatus) -> Result<(), ClusterError> {
+        let bytes = bincode::serde::encode_to_vec(status, bincode_config())
+            .map_err(|e| self.corrupt("a job's state", e))?;
+        self.statuses
             .insert(id.to_bytes(), bytes)
             .map_err(|e| self.err(e))?;
         Ok(())
@@ -503,5 +647,144 @@ impl Store {
     pub fn flush(&self) -> Result<(), ClusterError> {
         self.db.flush().map_err(|e| self.err(e))?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hakase_core::presets::load_preset;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hakase-store-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn first_guess_job(game: &Game, guess: u32) -> JobSpec {
+        JobSpec {
+            kind: JobKind::Guess(guess),
+            node: Node {
+                candidates: game.all_answers(),
+                guesses_left: 10,
+                hard: HardState::default(),
+            },
+        }
+    }
+
+    /// Rewrites the manifest's format number, as an older or newer hakase would have left it.
+    fn set_version(db: &sled::Db, version: u32) {
+        let meta = db.open_tree("meta").expect("meta");
+        let bytes = meta.get("manifest").expect("read").expect("a manifest");
+        let mut manifest: Manifest = serde_json::from_slice(&bytes).expect("manifest");
+        manifest.version = version;
+        let bytes = serde_json::to_vec(&manifest).expect("encode");
+        meta.insert("manifest", bytes).expect("write");
+        db.flush().expect("flush");
+    }
+
+    #[test]
+    fn leases_are_read_back_with_the_specs_stored_before_them() {
+        let dir = scratch("status");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        let whole = first_guess_job(&game, 3);
+        let part = JobSpec {
+            kind: JobKind::Node,
+            node: Node {
+                candidates: vec![2, 3, 5, 8],
+                guesses_left: 9,
+                hard: HardState::default(),
+            },
+        };
+        let (leased, part_leased, unleased) = (JobId(7), JobId(8), JobId(9));
+        let lease = JobStatus {
+            state: StoredState::Leased {
+                beta: 400,
+                expiry: 1_234,
+            },
+            completions: 0,
+        };
+        let done = JobStatus {
+            state: StoredState::Done,
+            completions: 1,
+        };
+        {
+            let store = Store::open(&dir, &game, &config).expect("store");
+            store.put_spec(leased, &whole).expect("spec");
+            store.put_status(leased, lease).expect("status");
+            store.put_spec(part_leased, &part).expect("spec");
+            store.put_status(part_leased, lease).expect("status");
+            store.put_status(part_leased, done).expect("status");
+            // A status whose spec never reached the disk is left to the planner.
+            store.put_status(unleased, lease).expect("status");
+            store.flush().expect("flush");
+        }
+        let store = Store::open(&dir, &game, &config).expect("store");
+        let jobs = store.load_jobs().expect("jobs");
+        let record = |spec: &JobSpec, status: JobStatus| JobRecord {
+            spec: spec.clone(),
+            state: status.state,
+            completions: status.completions,
+        };
+        assert_eq!(
+            jobs,
+            vec![
+                (leased, record(&whole, lease)),
+                (part_leased, record(&part, done))
+            ]
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_format_1_database_is_converted_and_keeps_its_jobs() {
+        let dir = scratch("format1");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        let old = JobRecord {
+            spec: first_guess_job(&game, 5),
+            state: StoredState::Leased {
+                beta: 390,
+                expiry: 99,
+            },
+            completions: 2,
+        };
+        drop(Store::open(&dir, &game, &config).expect("store"));
+        {
+            let db = sled::open(&dir).expect("sled");
+            let legacy = db.open_tree(LEGACY_JOBS).expect("tree");
+            let bytes = bincode::serde::encode_to_vec(&old, bincode_config()).expect("encode");
+            legacy.insert(JobId(11).to_bytes(), bytes).expect("insert");
+            set_version(&db, 1);
+        }
+        let store = Store::open(&dir, &game, &config).expect("a format 1 database opens");
+        assert_eq!(store.load_jobs().expect("jobs"), vec![(JobId(11), old)]);
+        assert_eq!(store.manifest().version, VERSION);
+        let names = store.db().tree_names();
+        assert!(
+            !names.iter().any(|n| n.as_ref() == LEGACY_JOBS.as_bytes()),
+            "the format 1 tree is dropped"
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_database_of_a_newer_format_is_refused_by_name() {
+        let dir = scratch("newer");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        drop(Store::open(&dir, &game, &config).expect("store"));
+        {
+            let db = sled::open(&dir).expect("sled");
+            set_version(&db, VERSION + 1);
+        }
+        let err = Store::open(&dir, &game, &config)
+            .err()
+            .expect("a newer format is refused");
+        assert!(err.to_string().contains("newer"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
