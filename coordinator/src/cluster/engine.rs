@@ -231,6 +231,9 @@ fn pick(
 /// How far down the queue a lease looks for a job of the worker's own letter sets.
 const AFFINITY_WINDOW: usize = 64;
 
+/// How long results may wait for a planning pass while the queue is still well stocked.
+const REPLAN_EVERY: Duration = Duration::from_millis(25);
+
 /// Memo entries of the coordinator's re-run solver.
 const AUDIT_MEMO: usize = 1 << 20;
 
@@ -1237,6 +1240,7 @@ impl Engine {
         let tick = (self.params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
         let mut last_ranking = Instant::now();
         let mut last_expiry = Instant::now();
+        let mut last_plan = Instant::now();
         let rechecking = AtomicBool::new(false);
         std::thread::scope(|scope| loop {
             let (ranking, here) = {
@@ -1258,15 +1262,27 @@ impl Engine {
                 } else {
                     self.recheck_for_coordinator(&mut state)
                 };
-                if !state.dirty && here.is_none() {
+                // A pass looks at every open first guess: one per report was a quarter of
+                // the coordinator's time on Wordle. While the queue holds half of what is
+                // wanted, reports wait for the next pass together.
+                let plan_due = state.dirty
+                    && (state.queue.len() * 2 < self.want(&state)
+                        || last_plan.elapsed() >= REPLAN_EVERY);
+                if !plan_due && here.is_none() {
+                    let wait = if state.dirty {
+                        REPLAN_EVERY.saturating_sub(last_plan.elapsed())
+                    } else {
+                        tick
+                    };
                     drop(
                         self.wake
-                            .wait_timeout(state, tick)
+                            .wait_timeout(state, wait)
                             .unwrap_or_else(|p| p.into_inner()),
                     );
                     continue;
                 }
-                if state.dirty {
+                if plan_due {
+                    last_plan = Instant::now();
                     self.replan(&mut state);
                 }
                 let ranking = (last_ranking.elapsed() > Duration::from_secs(5))
