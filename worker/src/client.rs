@@ -309,7 +309,7 @@ const MAX_REPORTING: usize = 256;
 /// the coordinator; on a game of 2 ms jobs, one report per job or two made the coordinator's
 /// syncs a seventh of the machine. An exact value (which may tighten every worker's cutoff)
 /// and the last results of a worker with nothing else to do are reported at once.
-const REPORT_DELAY: Duration = Duration::from_millis(20);
+const REPORT_DELAY: Duration = Duration::from_millis(50);
 
 /// Results that are reported at once however young they are.
 const REPORT_BATCH: usize = 16;

@@ -12,8 +12,10 @@ pub const MAX_PER_SLOT: usize = 64;
 
 /// Work held per slot. A lease is a round trip and a disk sync at the coordinator (1–3 ms
 /// on loopback); a worker leases when half its jobs are gone, so half of this must outlast
-/// it. With a fixed 8 jobs, games of 0.1 ms jobs left workers idle half the time.
-const WORK_PER_SLOT: Duration = Duration::from_millis(24);
+/// it. With a fixed 8 jobs, games of 0.1 ms jobs left workers idle half the time. Holding
+/// more means fewer leases, each a disk sync and a share of the coordinator's CPU, which on
+/// a 2-core machine is taken from the workers.
+const WORK_PER_SLOT: Duration = Duration::from_millis(64);
 
 /// Weight of the newest job in the running mean of job times.
 const NEWEST_WEIGHT: f64 = 1.0 / 16.0;
@@ -75,7 +77,7 @@ mod tests {
         let mut hold = Hold::new(2);
         assert_eq!(hold.jobs(true), 16, "no job timed yet: the least hold");
         hold.record(Duration::from_millis(2));
-        assert_eq!(hold.jobs(true), 24, "12 jobs of 2 ms per slot");
+        assert_eq!(hold.jobs(true), 64, "32 jobs of 2 ms per slot");
         let mut quick = Hold::new(1);
         quick.record(Duration::from_micros(50));
         assert_eq!(quick.jobs(true), 64);
@@ -89,7 +91,7 @@ mod tests {
         let mut hold = Hold::new(1);
         hold.record(Duration::from_millis(1));
         hold.record(Duration::from_millis(17));
-        // 1 + (17 − 1) / 16 = 2 ms: 12 jobs.
-        assert_eq!(hold.jobs(true), 12);
+        // 1 + (17 − 1) / 16 = 2 ms: 32 jobs.
+        assert_eq!(hold.jobs(true), 32);
     }
 }

@@ -322,9 +322,11 @@ impl Coordinator {
                     // Linger until every worker has heard the run is over, but not past the
                     // linger time or a signal.
                     let until = tokio::time::Instant::now() + linger;
+                    // Polled every millisecond: workers hear it within a few, and a 10 ms
+                    // poll was 2 % of a 0.5 s run.
                     let all_told = async {
                         while !engine.all_told() && tokio::time::Instant::now() < until {
-                            tokio::time::sleep(Duration::from_millis(10)).await;
+                            tokio::time::sleep(Duration::from_millis(1)).await;
                         }
                     };
                     tokio::select! {
