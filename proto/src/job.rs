@@ -102,6 +102,7 @@ impl JobSpec {
             guess,
             beta,
             first_index: 0,
+            recheck: false,
         }
     }
 

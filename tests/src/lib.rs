@@ -288,6 +288,8 @@ pub struct JobEvent {
     pub beta: u32,
     /// For "acked": true when exact.
     pub exact: bool,
+    /// For "started": a re-run of another worker's claim (the audit), done twice on purpose.
+    pub recheck: bool,
 }
 
 /// Reads a worker's job log.
@@ -297,12 +299,17 @@ pub fn job_log(path: &Path) -> Vec<JobEvent> {
         .filter_map(|line| {
             let f: Vec<&str> = line.split_whitespace().collect();
             match f.as_slice() {
-                [micros, "started", id, beta] => Some(JobEvent {
+                [micros, "started", id, beta, rest @ ..] => Some(JobEvent {
                     micros: micros.parse().ok()?,
                     event: "started".into(),
                     id: id.to_string(),
                     beta: beta.parse().ok()?,
                     exact: false,
+                    recheck: match rest {
+                        [] => false,
+                        ["recheck"] => true,
+                        _ => return None,
+                    },
                 }),
                 [micros, "acked", id, kind, value] => Some(JobEvent {
                     micros: micros.parse().ok()?,
@@ -310,6 +317,7 @@ pub fn job_log(path: &Path) -> Vec<JobEvent> {
                     id: id.to_string(),
                     beta: value.parse().ok()?,
                     exact: *kind == "exact",
+                    recheck: false,
                 }),
                 _ => None,
             }
@@ -317,7 +325,8 @@ pub fn job_log(path: &Path) -> Vec<JobEvent> {
         .collect()
 }
 
-/// Job starts that an earlier acknowledged result already answered: work done twice.
+/// Job starts that an earlier acknowledged result already answered: work done twice (the
+/// audit's re-runs, done twice on purpose, are left out).
 pub fn recomputed(events: &[JobEvent]) -> Vec<JobEvent> {
     let mut sorted = events.to_vec();
     sorted.sort_by_key(|e| e.micros);
@@ -329,6 +338,8 @@ pub fn recomputed(events: &[JobEvent]) -> Vec<JobEvent> {
             if e.exact || (!entry.0 && e.beta > entry.1) {
                 *entry = (e.exact, e.beta);
             }
+        } else if e.recheck {
+            continue;
         } else if let Some(&(exact, bound)) = acked.get(&e.id) {
             if exact || bound >= e.beta {
                 again.push(e);

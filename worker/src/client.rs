@@ -461,6 +461,7 @@ async fn work(
                             spec,
                             beta,
                             first: job.first_index.checked_sub(1),
+                            recheck: job.recheck,
                             delay: opts.job_delay,
                         };
                         let (bench, tx, log) = (bench.clone(), done_tx.clone(), log.clone());
@@ -551,6 +552,8 @@ struct Started {
     beta: u32,
     /// The first-guess index of a whole first-guess job.
     first: Option<u32>,
+    /// A re-run of another worker's claim (marked in the job log).
+    recheck: bool,
     delay: Duration,
 }
 
@@ -567,7 +570,12 @@ impl Started {
             .first
             .map_or(self.beta, |i| self.beta.min(incumbent.cutoff(i)));
         if let Some(log) = log {
-            log.record("started", self.id, &beta.to_string());
+            let detail = if self.recheck {
+                format!("{beta} recheck")
+            } else {
+                beta.to_string()
+            };
+            log.record("started", self.id, &detail);
         }
         if !self.delay.is_zero() {
             std::thread::sleep(self.delay);

@@ -11,8 +11,9 @@ use hakase_proto::job::JobId;
 
 use crate::error::WorkerError;
 
-/// Appends `<micros> <event> <job id> <detail>` lines: `started … <beta>` and
-/// `acked … exact <value>` or `acked … atleast <bound>`.
+/// Appends `<micros> <event> <job id> <detail>` lines: `started … <beta>` (with ` recheck`
+/// for a re-run of another worker's claim) and `acked … exact <value>` or
+/// `acked … atleast <bound>`.
 pub struct JobLog {
     file: Mutex<File>,
 }

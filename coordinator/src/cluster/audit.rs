@@ -68,6 +68,9 @@ pub enum Reason {
     Decisive,
     /// It fell in the sample.
     Policy,
+    /// It looked like the runner-up's when it arrived: re-run during the search, so that
+    /// the end need not wait for the decisive re-run.
+    Ahead,
 }
 
 /// A claim waiting for, or under, a re-run.
@@ -124,6 +127,10 @@ pub struct AuditSummary {
     pub rerun_decisive: u64,
     /// Claims re-run because they fell in the sample.
     pub rerun_policy: u64,
+    /// Claims re-run during the search because they looked like the runner-up's, and were
+    /// not (the one that was counts as decisive).
+    #[serde(default)]
+    pub rerun_ahead: u64,
     /// Of the re-runs, how many the coordinator solved itself (no other worker there).
     pub rerun_on_coordinator: u64,
     /// Needed claims accepted without a re-run (outside the sample).
@@ -149,12 +156,20 @@ impl AuditSummary {
         } else {
             String::new()
         };
+        let ahead = if self.rerun_ahead > 0 {
+            format!(
+                ", {} more that looked like the runner-up's during the search",
+                self.rerun_ahead
+            )
+        } else {
+            String::new()
+        };
         format!(
             "checked: {} exact claims verified by tree, {} bound claims re-run ({} by policy \
-             at {}%, {} decisive{coordinator}), {} first guesses settled by the admissible \
-             bound alone, {} claims accepted unchecked; {} quarantined workers",
+             at {}%, {} decisive{ahead}{coordinator}), {} first guesses settled by the \
+             admissible bound alone, {} claims accepted unchecked; {} quarantined workers",
             self.exact_verified,
-            self.rerun_policy + self.rerun_decisive,
+            self.rerun_policy + self.rerun_decisive + self.rerun_ahead,
             self.rerun_policy,
             self.fraction * 100.0,
             self.rerun_decisive,

@@ -243,6 +243,7 @@ impl Cluster for Services {
                     .map(|j| {
                         let mut job = j.spec.to_proto(j.id, j.beta);
                         job.first_index = j.first.map_or(0, |i| i + 1);
+                        job.recheck = j.recheck;
                         job
                     })
                     .collect(),
