@@ -15,18 +15,19 @@ use hakase_proto::v1::{
     CompleteRequest, HeartbeatRequest, Incumbent, LeaseRequest, RegisterReply, RegisterRequest,
 };
 use hakase_proto::MAX_MESSAGE_BYTES;
-use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tonic::codegen::InterceptedService;
 use tonic::transport::Channel;
 use tonic::{Code, Status};
 
 use crate::error::WorkerError;
-use crate::exec::{on_rayon, solve_job, Workbench};
+use crate::exec::{solve_job, Workbench};
 use crate::hold::Hold;
 use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
+use crate::runner::{ClearOnDrop, RunQueue};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
 
@@ -332,10 +333,29 @@ async fn work(
     // Jobs run `slots` at a time; more wait leased (see `Hold`), so a finished job's slot
     // is refilled at once (jobs are often shorter than a lease round trip) while results
     // are reported in the background, one batch at a time and in the order they were found.
-    let running = Arc::new(Semaphore::new(opts.slots));
     let mut hold = Hold::new(opts.slots);
     let incumbent = Arc::new(SharedIncumbent::default());
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer, Duration)>();
+    let queue = RunQueue::new(opts.slots);
+    let _queued = ClearOnDrop(queue.clone());
+    // Runs on a pool thread; a job that panics sends nothing (its lease runs out).
+    let run: Arc<dyn Fn(Started) + Send + Sync> = {
+        let (bench, incumbent, log, done) = (
+            bench.clone(),
+            incumbent.clone(),
+            log.clone(),
+            done_tx.clone(),
+        );
+        Arc::new(move |job: Started| {
+            let started = std::time::Instant::now();
+            let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                job.solve(&bench, &incumbent, log.as_deref())
+            }));
+            if let Ok((id, answer)) = solved {
+                let _ = done.send((id, answer, started.elapsed()));
+            }
+        })
+    };
     let mut reports: JoinSet<Reported> = JoinSet::new();
     let mut pending: Vec<(JobId, JobAnswer)> = Vec::new();
     let mut pending_since = tokio::time::Instant::now();
@@ -464,22 +484,7 @@ async fn work(
                             recheck: job.recheck,
                             delay: opts.job_delay,
                         };
-                        let (bench, tx, log) = (bench.clone(), done_tx.clone(), log.clone());
-                        let (running, incumbent) = (running.clone(), incumbent.clone());
-                        tokio::spawn(async move {
-                            let Ok(_permit) = running.acquire_owned().await else {
-                                return;
-                            };
-                            let solved = on_rayon(move || {
-                                let started = std::time::Instant::now();
-                                let (id, answer) = job.solve(&bench, &incumbent, log.as_deref());
-                                (id, answer, started.elapsed())
-                            })
-                            .await;
-                            if let Some(answer) = solved {
-                                let _ = tx.send(answer);
-                            }
-                        });
+                        queue.push(job, run.clone());
                     }
                 }
                 Err(status) if transient(&status) => {

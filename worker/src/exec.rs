@@ -76,21 +76,6 @@ impl Workbench {
     }
 }
 
-/// Runs `work` on rayon's pool and waits for it without blocking the async runtime; `None`
-/// if it panicked. On a pool thread the solver's parallel loops start on that same thread.
-/// Run from a tokio blocking thread instead, every parallel loop of every node (sets of 48
-/// answers and more) went to a pool thread and back: a lone worker's jobs on pokemon-verbum
-/// took 15 % longer than the same search in memory, with the same table pairs read.
-pub(crate) async fn on_rayon<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Option<T> {
-    let (done, result) = tokio::sync::oneshot::channel();
-    rayon::spawn(move || {
-        let _ = done.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)));
-    });
-    result.await.ok()?.ok()
-}
-
 /// Solves `spec` with cutoff `beta`. Exact answers carry the optimal subtree, which the
 /// memo makes cheap to rebuild right after the search.
 pub fn solve_job(solver: &Solver<'_>, spec: &JobSpec, beta: u32) -> JobAnswer {

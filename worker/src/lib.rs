@@ -13,6 +13,7 @@ pub mod incumbent;
 pub mod joblog;
 pub mod memo;
 mod puzzle;
+pub mod runner;
 pub mod sled_guard;
 
 pub use client::{run, WorkerOptions, WorkerSummary};
