@@ -27,7 +27,7 @@ use crate::hold::Hold;
 use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
-use crate::runner::{ClearOnDrop, RunQueue};
+use crate::runner::{ClearOnDrop, RunJob, RunQueue};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
 
@@ -336,17 +336,15 @@ async fn work(
     let mut hold = Hold::new(opts.slots);
     let incumbent = Arc::new(SharedIncumbent::default());
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer, Duration)>();
-    let queue = RunQueue::new(opts.slots);
-    let _queued = ClearOnDrop(queue.clone());
     // Runs on a pool thread; a job that panics sends nothing (its lease runs out).
-    let run: Arc<dyn Fn(Started) + Send + Sync> = {
+    let run: RunJob<Started> = {
         let (bench, incumbent, log, done) = (
             bench.clone(),
             incumbent.clone(),
             log.clone(),
             done_tx.clone(),
         );
-        Arc::new(move |job: Started| {
+        Box::new(move |job: Started| {
             let started = std::time::Instant::now();
             let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 job.solve(&bench, &incumbent, log.as_deref())
@@ -356,6 +354,8 @@ async fn work(
             }
         })
     };
+    let queue = RunQueue::new(opts.slots, run);
+    let _queued = ClearOnDrop(queue.clone());
     let mut reports: JoinSet<Reported> = JoinSet::new();
     let mut pending: Vec<(JobId, JobAnswer)> = Vec::new();
     let mut pending_since = tokio::time::Instant::now();
@@ -484,7 +484,7 @@ async fn work(
                             recheck: job.recheck,
                             delay: opts.job_delay,
                         };
-                        queue.push(job, run.clone());
+                        queue.push(job);
                     }
                 }
                 Err(status) if transient(&status) => {

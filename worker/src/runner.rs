@@ -12,31 +12,34 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// What a runner does with each job, on a pool thread.
+pub type RunJob<J> = Box<dyn Fn(J) + Send + Sync>;
+
 /// Queued jobs and the runners draining them.
 pub struct RunQueue<J> {
     jobs: Mutex<VecDeque<J>>,
     runners: AtomicUsize,
     slots: usize,
+    run: RunJob<J>,
 }
 
 impl<J: Send + 'static> RunQueue<J> {
-    /// An empty queue run by at most `slots` runners.
-    pub fn new(slots: usize) -> Arc<RunQueue<J>> {
+    /// An empty queue whose jobs are given to `run`, by at most `slots` runners.
+    pub fn new(slots: usize, run: RunJob<J>) -> Arc<RunQueue<J>> {
         Arc::new(RunQueue {
             jobs: Mutex::new(VecDeque::new()),
             runners: AtomicUsize::new(0),
             slots: slots.max(1),
+            run,
         })
     }
 
-    /// Queues `job` and starts a runner on rayon's pool if a slot is free; `run` is called
-    /// once per job, on a pool thread.
-    pub fn push(self: &Arc<Self>, job: J, run: Arc<dyn Fn(J) + Send + Sync>) {
+    /// Queues `job` and starts a runner on rayon's pool if a slot is free.
+    pub fn push(self: &Arc<Self>, job: J) {
         self.lock().push_back(job);
         while self.claim_slot() {
             let queue = self.clone();
-            let run = run.clone();
-            rayon::spawn(move || queue.drain(&*run));
+            rayon::spawn(move || queue.drain());
         }
     }
 
@@ -76,12 +79,12 @@ impl<J: Send + 'static> RunQueue<J> {
     /// A runner: runs queued jobs until none is left. A job queued between its last look and
     /// the release of its slot found every slot taken and started no runner, so the runner
     /// looks once more after letting go.
-    fn drain(&self, run: &(dyn Fn(J) + Send + Sync)) {
+    fn drain(&self) {
         loop {
             loop {
                 let next = self.lock().pop_front();
                 let Some(job) = next else { break };
-                run(job);
+                (self.run)(job);
             }
             self.runners.fetch_sub(1, Ordering::AcqRel);
             if !self.claim_slot() {
@@ -109,14 +112,13 @@ mod tests {
 
     #[test]
     fn every_job_runs_once_and_never_more_than_slots_at_a_time() {
-        let queue = RunQueue::new(2);
         let (done, results) = mpsc::channel();
         let busy = Arc::new(AtomicUsize::new(0));
         let most = Arc::new(AtomicUsize::new(0));
-        let run: Arc<dyn Fn(u32) + Send + Sync> = {
+        let run: RunJob<u32> = {
             let (busy, most) = (busy.clone(), most.clone());
             let done = Mutex::new(done);
-            Arc::new(move |job: u32| {
+            Box::new(move |job: u32| {
                 let now = busy.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
                 std::thread::sleep(Duration::from_micros(200));
@@ -124,8 +126,9 @@ mod tests {
                 let _ = done.lock().expect("sender").send(job);
             })
         };
+        let queue = RunQueue::new(2, run);
         for job in 0..200 {
-            queue.push(job, run.clone());
+            queue.push(job);
             if job % 50 == 0 {
                 // Let the runners drain the queue and stop, so that later pushes start new ones.
                 std::thread::sleep(Duration::from_millis(30));
@@ -146,7 +149,7 @@ mod tests {
 
     #[test]
     fn cleared_jobs_do_not_run() {
-        let queue: Arc<RunQueue<u32>> = RunQueue::new(1);
+        let queue: Arc<RunQueue<u32>> = RunQueue::new(1, Box::new(|_| {}));
         queue.lock().extend([1, 2, 3]);
         queue.clear();
         assert_eq!(queue.waiting(), 0);

@@ -976,16 +976,17 @@ impl Engine {
             return;
         }
         let rank = (outcome.value(), !outcome.is_exact(), i as usize);
+        let leads = state.ahead_rank.is_none_or(|ahead| rank < ahead);
+        if leads {
+            state.ahead_rank = Some(rank);
+        }
         let reason = if policy.sampled(&self.store.run_id(), id) {
             Reason::Policy
-        } else if state.ahead_rank.is_none_or(|ahead| rank < ahead) {
+        } else if leads {
             Reason::Ahead
         } else {
             return;
         };
-        if state.ahead_rank.is_none_or(|ahead| rank < ahead) {
-            state.ahead_rank = Some(rank);
-        }
         let recheck = Recheck {
             spec: entry.spec.clone(),
             beta: cutoff,
