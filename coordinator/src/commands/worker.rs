@@ -139,9 +139,11 @@ impl Worker {
             job_delay: Duration::from_millis(self.job_delay_ms),
             job_log: self.job_log.clone(),
         };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
+        // One thread is plenty for the worker's few requests (the jobs run on rayon), and
+        // with two, every spawned report or lease woke the idle one on machines whose cores
+        // are all busy solving.
+        let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
-            .worker_threads(2)
             .build()
             .context("starting the async runtime")?;
         let summary = runtime
