@@ -48,11 +48,6 @@ impl<J: Send + 'static> RunQueue<J> {
         self.lock().clear();
     }
 
-    /// Jobs waiting for a runner.
-    pub fn waiting(&self) -> usize {
-        self.lock().len()
-    }
-
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<J>> {
         self.jobs.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -144,7 +139,7 @@ mod tests {
         seen.sort_unstable();
         assert_eq!(seen, (0..200).collect::<Vec<_>>());
         assert!(most.load(Ordering::SeqCst) <= 2, "more runners than slots");
-        assert_eq!(queue.waiting(), 0);
+        assert_eq!(queue.lock().len(), 0);
     }
 
     #[test]
@@ -152,6 +147,6 @@ mod tests {
         let queue: Arc<RunQueue<u32>> = RunQueue::new(1, Box::new(|_| {}));
         queue.lock().extend([1, 2, 3]);
         queue.clear();
-        assert_eq!(queue.waiting(), 0);
+        assert_eq!(queue.lock().len(), 0);
     }
 }

@@ -755,9 +755,8 @@ impl Engine {
         // The planning loop is woken only when it would act now: it plans at most every
         // `REPLAN_EVERY` once the state is dirty, so waking it for every result (13,600 on
         // Wordle, two futex calls and a context switch each) only put it back to sleep.
-        let wake = !state.dirty
-            || state.queue.len() * 2 < self.want(&state)
-            || state.rechecks.len() > rechecks_before;
+        let wake =
+            !state.dirty || self.short_of_jobs(&state) || state.rechecks.len() > rechecks_before;
         state.dirty = true;
         if wake {
             self.wake.notify_all();
@@ -1145,6 +1144,12 @@ impl Engine {
         (2 * MAX_PER_SLOT * slots).max(self.params.min_outstanding)
     }
 
+    /// True when the queue holds less than half of what is wanted: planning then cannot
+    /// wait for [`REPLAN_EVERY`].
+    fn short_of_jobs(&self, state: &State) -> bool {
+        state.queue.len() * 2 < self.want(state)
+    }
+
     /// One planning pass: settles what the results allow and queues the jobs needed now.
     fn replan(&self, state: &mut State) {
         state.dirty = false;
@@ -1310,8 +1315,7 @@ impl Engine {
                 // the coordinator's time on Wordle. While the queue holds half of what is
                 // wanted, reports wait for the next pass together.
                 let plan_due = state.dirty
-                    && (state.queue.len() * 2 < self.want(&state)
-                        || last_plan.elapsed() >= REPLAN_EVERY);
+                    && (self.short_of_jobs(&state) || last_plan.elapsed() >= REPLAN_EVERY);
                 if !plan_due && here.is_none() {
                     let wait = if state.dirty {
                         REPLAN_EVERY.saturating_sub(last_plan.elapsed())

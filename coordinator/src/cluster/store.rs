@@ -11,7 +11,7 @@ use hakase_core::solver::hard::HardState;
 use hakase_core::solver::Node;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, SolverConfig};
 use hakase_core::tree::Tree;
-use hakase_core::Game;
+use hakase_core::{AnswerId, Game};
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 use hakase_worker::group_commit::GroupCommit;
 use serde::{Deserialize, Serialize};
@@ -144,7 +144,8 @@ pub struct Store {
     quarantine: sled::Tree,
     manifest: Mutex<Manifest>,
     guesses: usize,
-    answers: usize,
+    /// The candidates of a job on every answer (left out of its stored spec).
+    all_answers: Vec<AnswerId>,
     commit: GroupCommit,
 }
 
@@ -245,7 +246,7 @@ impl Store {
             quarantine,
             manifest: Mutex::new(manifest),
             guesses: game.guesses().len(),
-            answers: game.answers().len(),
+            all_answers: game.all_answers(),
             commit: GroupCommit::default(),
         };
         store.convert_legacy_jobs()?;
@@ -365,7 +366,7 @@ impl Store {
                 } => JobSpec {
                     kind,
                     node: Node {
-                        candidates: (0..self.answers as u32).collect(),
+                        candidates: self.all_answers.clone(),
                         guesses_left,
                         hard,
                     },
@@ -400,7 +401,7 @@ impl Store {
     /// Records a job's spec, once, before its first status (not flushed).
     pub fn put_spec(&self, id: JobId, spec: &JobSpec) -> Result<(), ClusterError> {
         // Candidates are sorted and distinct, so as many as there are answers is all of them.
-        let stored = if spec.node.candidates.len() == self.answers {
+        let stored = if spec.node.candidates.len() == self.all_answers.len() {
             StoredSpec::EveryAnswer {
                 kind: spec.kind,
                 guesses_left: spec.node.guesses_left,
