@@ -3,8 +3,11 @@
 
 use std::time::Duration;
 
-/// Jobs held per slot at least, once a best total is known.
-const MIN_PER_SLOT: usize = 8;
+/// Jobs held per slot at least, once a best total is known. Wordle's jobs take about 15 ms:
+/// holding 8 meant a lease of 4 jobs, each a disk sync at the coordinator, every 60 ms per
+/// worker. A sync wakes sled's seven I/O threads, and on a 2-core machine the coordinator's
+/// wake-ups are taken from the workers: 16 halved the leases (see [`WORK_PER_SLOT`]).
+const MIN_PER_SLOT: usize = 16;
 
 /// Jobs held per slot at most: a worker holding more would keep them from idle workers at
 /// the end of a run. The coordinator keeps twice this many jobs per slot asked for.
@@ -75,7 +78,7 @@ mod tests {
     #[test]
     fn short_jobs_are_held_in_larger_numbers_within_bounds() {
         let mut hold = Hold::new(2);
-        assert_eq!(hold.jobs(true), 16, "no job timed yet: the least hold");
+        assert_eq!(hold.jobs(true), 32, "no job timed yet: the least hold");
         hold.record(Duration::from_millis(2));
         assert_eq!(hold.jobs(true), 64, "32 jobs of 2 ms per slot");
         let mut quick = Hold::new(1);
@@ -83,7 +86,7 @@ mod tests {
         assert_eq!(quick.jobs(true), 64);
         let mut slow = Hold::new(1);
         slow.record(Duration::from_secs(1));
-        assert_eq!(slow.jobs(true), 8);
+        assert_eq!(slow.jobs(true), 16);
     }
 
     #[test]
