@@ -222,7 +222,7 @@ mod tests {
             guess: 5,
         };
         {
-            let db = sled::open(&dir).expect("open");
+            let db = crate::sled_guard::open(&dir).expect("open");
             let memo = SledMemo::open(db.open_tree("memo").expect("tree"), "aaaa", 1000, 10, "t")
                 .expect("memo");
             memo.put(MemoKey(42), entry);
@@ -236,7 +236,7 @@ mod tests {
             );
             memo.flush().expect("flush");
         }
-        let db = sled::open(&dir).expect("reopen");
+        let db = crate::sled_guard::open(&dir).expect("reopen");
         let tree = db.open_tree("memo").expect("tree");
         let memo = SledMemo::open(tree.clone(), "aaaa", 1000, 10, "t").expect("memo");
         assert_eq!(memo.get(MemoKey(42)), Some(entry));

@@ -7,6 +7,7 @@ use std::cell::Cell;
 use std::panic::{self, AssertUnwindSafe};
 use std::path::Path;
 use std::sync::Once;
+use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
@@ -79,9 +80,25 @@ where
         .map_err(SledDamage::from)
 }
 
-/// Opens the sled database `config` describes, isolating panics.
+/// How long an open waits for a held lock before reporting it. sled lets go of its file
+/// lock only when its last background I/O task ends, a moment after the database is dropped,
+/// so a reopen in the same process can find it still held; a reader may also hold a run for
+/// the few milliseconds its read takes. A writer holds it for far longer than this.
+const LOCK_WAIT: Duration = Duration::from_millis(500);
+
+/// Time between two attempts while the lock is held.
+const LOCK_POLL: Duration = Duration::from_millis(10);
+
+/// Opens the sled database `config` describes, isolating panics and waiting up to half a
+/// second for a lock that is being released.
 pub fn open_config(config: &sled::Config) -> Result<sled::Db, SledDamage> {
-    isolate(|| config.open())
+    let deadline = Instant::now() + LOCK_WAIT;
+    loop {
+        match isolate(|| config.open()) {
+            Err(e) if e.is_locked() && Instant::now() < deadline => std::thread::sleep(LOCK_POLL),
+            other => return other,
+        }
+    }
 }
 
 /// Opens the sled database at `path` with default settings, isolating panics.
@@ -108,5 +125,20 @@ mod tests {
         }
         let ok: Result<u32, SledDamage> = isolate(|| Ok::<u32, sled::Error>(7));
         assert_eq!(ok.unwrap(), 7);
+    }
+
+    #[test]
+    fn a_lock_held_by_a_live_database_is_reported_after_the_wait() {
+        let dir = std::env::temp_dir().join(format!("hakase-guard-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let held = open(&dir).expect("first open");
+        let started = Instant::now();
+        let err = open(&dir).expect_err("the lock is held");
+        assert!(err.is_locked(), "{err}");
+        assert!(started.elapsed() >= LOCK_WAIT, "it waited before reporting");
+        drop(held);
+        let reopened = open(&dir).expect("the lock is released after the drop");
+        drop(reopened);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -754,7 +754,7 @@ mod tests {
         };
         drop(Store::open(&dir, &game, &config).expect("store"));
         {
-            let db = sled::open(&dir).expect("sled");
+            let db = hakase_worker::sled_guard::open(&dir).expect("sled");
             let legacy = db.open_tree(LEGACY_JOBS).expect("tree");
             let bytes = bincode::serde::encode_to_vec(&old, bincode_config()).expect("encode");
             legacy.insert(JobId(11).to_bytes(), bytes).expect("insert");
@@ -779,7 +779,7 @@ mod tests {
         let config = SolverConfig::default();
         drop(Store::open(&dir, &game, &config).expect("store"));
         {
-            let db = sled::open(&dir).expect("sled");
+            let db = hakase_worker::sled_guard::open(&dir).expect("sled");
             set_version(&db, VERSION + 1);
         }
         let err = Store::open(&dir, &game, &config)

@@ -19,9 +19,6 @@ use crate::cluster::store::Manifest;
 /// The data directory used when no `--data` is given; each run lives in `<data>/<name>/`.
 pub const DEFAULT_DATA_DIR: &str = "hakase-data";
 
-/// Attempts, 10 ms apart, to get a run's lock from another reader before reporting it in use.
-const LOCK_RETRIES: u32 = 50;
-
 /// Why a run could not be loaded.
 #[derive(Debug, Error)]
 pub enum RunError {
@@ -328,19 +325,10 @@ fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>, Option<Strin
             }
         }
     };
-    // Another query may hold the lock for the few milliseconds its read takes: retry for a
-    // moment before concluding that a writer holds the run.
+    // Another query may hold the lock for the few milliseconds its read takes: the open waits
+    // a moment before concluding that a writer holds the run.
     let config = sled::Config::new().path(path).flush_every_ms(None);
-    let mut attempt = 0;
-    let db = loop {
-        match sled_guard::open_config(&config).map_err(open_err) {
-            Err(RunError::InUse(_)) if attempt < LOCK_RETRIES => {
-                attempt += 1;
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            other => break other?,
-        }
-    };
+    let db = sled_guard::open_config(&config).map_err(open_err)?;
     let (manifest, solution, first) = sled_guard::isolate(|| {
         let meta = db.open_tree("meta")?;
         let first = super::firstrun::read_first(&db)?;
