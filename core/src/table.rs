@@ -1,5 +1,7 @@
 //! The feedback table: every (guess, answer) pattern computed once, so searches only look up.
 
+use std::sync::Arc;
+
 use rayon::prelude::*;
 
 use crate::game::{AnswerId, Game, GuessId};
@@ -15,10 +17,10 @@ pub const MAX_CELLS: usize = 1 << 31;
 #[derive(Debug, Clone)]
 pub struct FeedbackTable {
     answers: usize,
-    cells: Vec<u8>,
+    cells: Cells,
     /// The same patterns answer-major: scanning many guesses over a few answers then reads a
     /// few contiguous columns instead of one scattered byte per cache line.
-    by_answer: Vec<u8>,
+    by_answer: Cells,
     /// How many distinct patterns each guess shows over all the answers: no subset of the
     /// answers can be split by the guess into more parts, which lets scans drop a guess
     /// before reading any of its patterns.
@@ -45,10 +47,53 @@ impl FeedbackTable {
         let by_answer = transpose(&cells, guesses, width);
         FeedbackTable {
             answers: width,
-            cells,
-            by_answer,
+            cells: Cells::Built(cells),
+            by_answer: Cells::Built(by_answer),
             parts,
         }
+    }
+
+    /// A table whose patterns live in `bytes` (both copies, guess-major then answer-major),
+    /// kept alive by the table: how processes on one machine share one copy of a large
+    /// table, so their caches hold it once. The caller has checked the bytes
+    /// ([`crate::table_image`] does).
+    pub(crate) fn from_shared(
+        answers: usize,
+        bytes: SharedBytes,
+        cells_at: usize,
+        by_answer_at: usize,
+        parts: Vec<u16>,
+    ) -> FeedbackTable {
+        let len = parts.len() * answers;
+        FeedbackTable {
+            answers,
+            cells: Cells::Shared {
+                bytes: bytes.clone(),
+                start: cells_at,
+                len,
+            },
+            by_answer: Cells::Shared {
+                bytes,
+                start: by_answer_at,
+                len,
+            },
+            parts,
+        }
+    }
+
+    /// All patterns guess-major (row after row).
+    pub fn rows(&self) -> &[u8] {
+        self.cells.bytes()
+    }
+
+    /// All patterns answer-major (column after column).
+    pub fn columns(&self) -> &[u8] {
+        self.by_answer.bytes()
+    }
+
+    /// Every guess's distinct pattern count, by guess id.
+    pub fn part_counts(&self) -> &[u16] {
+        &self.parts
     }
 
     /// The patterns every guess shows for one answer, indexed by guess id.
@@ -56,20 +101,20 @@ impl FeedbackTable {
     pub fn column(&self, answer: AnswerId) -> &[u8] {
         let guesses = self.guesses();
         let start = answer as usize * guesses;
-        &self.by_answer[start..start + guesses]
+        &self.by_answer.bytes()[start..start + guesses]
     }
 
     /// The pattern `guess` shows when the answer is `answer`.
     #[inline]
     pub fn get(&self, guess: GuessId, answer: AnswerId) -> Pattern {
-        Pattern(self.cells[guess as usize * self.answers + answer as usize])
+        Pattern(self.cells.bytes()[guess as usize * self.answers + answer as usize])
     }
 
     /// The patterns of one guess against every answer, indexed by answer id.
     #[inline]
     pub fn row(&self, guess: GuessId) -> &[u8] {
         let start = guess as usize * self.answers;
-        &self.cells[start..start + self.answers]
+        &self.cells.bytes()[start..start + self.answers]
     }
 
     /// The number of distinct patterns `guess` shows over all the answers: an upper bound on
@@ -83,12 +128,65 @@ impl FeedbackTable {
 
     /// Number of guesses (rows).
     pub fn guesses(&self) -> usize {
-        self.cells.len() / self.answers.max(1)
+        self.parts.len()
+    }
+
+    /// Number of answers (columns).
+    pub fn answers(&self) -> usize {
+        self.answers
     }
 }
 
+/// Bytes another owner keeps alive, for example a memory-mapped file.
+pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
+
+/// Where one copy of the patterns lives.
+#[derive(Clone)]
+enum Cells {
+    /// Computed by this process.
+    Built(Vec<u8>),
+    /// A range of bytes shared with other processes.
+    Shared {
+        bytes: SharedBytes,
+        start: usize,
+        len: usize,
+    },
+}
+
+impl Cells {
+    #[inline]
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Cells::Built(cells) => cells,
+            Cells::Shared { bytes, start, len } => &(**bytes).as_ref()[*start..*start + *len],
+        }
+    }
+}
+
+impl std::fmt::Debug for Cells {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cells::Built(cells) => write!(f, "Built({} bytes)", cells.len()),
+            Cells::Shared { len, .. } => write!(f, "Shared({len} bytes)"),
+        }
+    }
+}
+
+/// The rows of `guesses` computed afresh, for checking a table this process did not build.
+pub(crate) fn recompute_rows(game: &Game, guesses: &[GuessId]) -> Vec<Vec<u8>> {
+    let answers = AnswerColumns::new(game.answers());
+    guesses
+        .iter()
+        .map(|&g| {
+            let mut row = vec![0u8; answers.len];
+            answers.fill_row(&game.guesses()[g as usize], &mut row);
+            row
+        })
+        .collect()
+}
+
 /// The number of distinct patterns in a row.
-fn distinct_patterns(row: &[u8]) -> u16 {
+pub(crate) fn distinct_patterns(row: &[u8]) -> u16 {
     let mut seen = [false; PATTERNS];
     for &p in row {
         seen[usize::from(p)] = true;
