@@ -1,7 +1,5 @@
 //! The feedback table: every (guess, answer) pattern computed once, so searches only look up.
 
-use std::sync::Arc;
-
 use rayon::prelude::*;
 
 use crate::game::{AnswerId, Game, GuessId};
@@ -53,30 +51,21 @@ impl FeedbackTable {
         }
     }
 
-    /// A table whose patterns live in `bytes` (both copies, guess-major then answer-major),
-    /// kept alive by the table: how processes on one machine share one copy of a large
-    /// table, so their caches hold it once. The caller has checked the bytes
+    /// A table whose patterns are read from `cells` (guess-major) and `by_answer`
+    /// (answer-major), bytes that outlive the process's tables: how processes on one machine
+    /// share one copy of a large table, so their caches hold it once. Plain slices, because
+    /// the solver's innermost loops fetch rows and columns. The caller has checked the bytes
     /// ([`crate::table_image`] does).
     pub(crate) fn from_shared(
         answers: usize,
-        bytes: SharedBytes,
-        cells_at: usize,
-        by_answer_at: usize,
+        cells: &'static [u8],
+        by_answer: &'static [u8],
         parts: Vec<u16>,
     ) -> FeedbackTable {
-        let len = parts.len() * answers;
         FeedbackTable {
             answers,
-            cells: Cells::Shared {
-                bytes: bytes.clone(),
-                start: cells_at,
-                len,
-            },
-            by_answer: Cells::Shared {
-                bytes,
-                start: by_answer_at,
-                len,
-            },
+            cells: Cells::Shared(cells),
+            by_answer: Cells::Shared(by_answer),
             parts,
         }
     }
@@ -137,20 +126,13 @@ impl FeedbackTable {
     }
 }
 
-/// Bytes another owner keeps alive, for example a memory-mapped file.
-pub type SharedBytes = Arc<dyn AsRef<[u8]> + Send + Sync>;
-
 /// Where one copy of the patterns lives.
 #[derive(Clone)]
 enum Cells {
     /// Computed by this process.
     Built(Vec<u8>),
-    /// A range of bytes shared with other processes.
-    Shared {
-        bytes: SharedBytes,
-        start: usize,
-        len: usize,
-    },
+    /// Shared with other processes (a mapped file, never unmapped).
+    Shared(&'static [u8]),
 }
 
 impl Cells {
@@ -158,7 +140,7 @@ impl Cells {
     fn bytes(&self) -> &[u8] {
         match self {
             Cells::Built(cells) => cells,
-            Cells::Shared { bytes, start, len } => &(**bytes).as_ref()[*start..*start + *len],
+            Cells::Shared(cells) => cells,
         }
     }
 }
@@ -167,7 +149,7 @@ impl std::fmt::Debug for Cells {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Cells::Built(cells) => write!(f, "Built({} bytes)", cells.len()),
-            Cells::Shared { len, .. } => write!(f, "Shared({len} bytes)"),
+            Cells::Shared(cells) => write!(f, "Shared({} bytes)", cells.len()),
         }
     }
 }

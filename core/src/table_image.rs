@@ -13,7 +13,7 @@ use thiserror::Error;
 use xxhash_rust::xxh3::Xxh3;
 
 use crate::game::{Game, GuessId};
-use crate::table::{FeedbackTable, SharedBytes};
+use crate::table::FeedbackTable;
 
 /// Why an image cannot be used for a game; the caller rebuilds the table.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -87,10 +87,9 @@ pub fn write_image(game: &Game, table: &FeedbackTable, out: &mut dyn Write) -> i
     out.write_all(&parts)
 }
 
-/// The table in `bytes`, once they are checked to be `game`'s; the table keeps `bytes`
-/// alive and reads its patterns from them.
-pub fn read_image(game: &Game, bytes: SharedBytes) -> Result<FeedbackTable, ImageError> {
-    let image = (*bytes).as_ref();
+/// The table in `image`, once it is checked to be `game`'s; the table reads its patterns
+/// from `image`, which lives as long as the process (a mapping that is never unmapped).
+pub fn read_image(game: &Game, image: &'static [u8]) -> Result<FeedbackTable, ImageError> {
     let (guesses, answers) = (game.guesses().len(), game.answers().len());
     if image.len() < HEADER {
         return Err(ImageError::Short(image.len()));
@@ -132,7 +131,7 @@ pub fn read_image(game: &Game, bytes: SharedBytes) -> Result<FeedbackTable, Imag
         .chunks_exact(2)
         .map(|p| u16::from_le_bytes([p[0], p[1]]))
         .collect();
-    let table = FeedbackTable::from_shared(answers, bytes.clone(), HEADER, HEADER + cells, parts);
+    let table = FeedbackTable::from_shared(answers, &body[..cells], &body[cells..2 * cells], parts);
     check_rules(game, &table)?;
     Ok(table)
 }
@@ -184,8 +183,6 @@ fn check_rules(game: &Game, table: &FeedbackTable) -> Result<(), ImageError> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
     use crate::presets::load_preset;
 
@@ -196,7 +193,7 @@ mod tests {
     }
 
     fn read(game: &Game, image: Vec<u8>) -> Result<FeedbackTable, ImageError> {
-        read_image(game, Arc::new(image))
+        read_image(game, Vec::leak(image))
     }
 
     #[test]

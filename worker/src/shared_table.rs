@@ -7,10 +7,13 @@
 //! Anything wrong with the directory or the file costs only the sharing: the worker then
 //! builds a table of its own and says why in its log.
 
+use std::collections::btree_map::Entry;
+use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Mutex, PoisonError};
 
 use hakase_core::table_image::{self, ImageError};
 use hakase_core::{FeedbackTable, Game};
@@ -156,9 +159,26 @@ enum ReadError {
     Image(ImageError),
 }
 
+/// Images this process has mapped, by file identity (device, inode). Each is mapped once and
+/// never unmapped, so tables borrow it for the process's life: the solver's innermost loops
+/// then read plain slices. A worker serving run after run maps each image once; an image
+/// replaced on disk is a new inode, mapped anew (the old mapping, refused or not, stays:
+/// address space only, its pages belong to the page cache).
+static MAPPED: Mutex<BTreeMap<(u64, u64), &'static [u8]>> = Mutex::new(BTreeMap::new());
+
 fn read(game: &Game, file: &File) -> Result<FeedbackTable, ReadError> {
-    let map = map(file).map_err(ReadError::Io)?;
-    table_image::read_image(game, Arc::new(map)).map_err(ReadError::Image)
+    let meta = file.metadata().map_err(ReadError::Io)?;
+    let image = {
+        let mut mapped = MAPPED.lock().unwrap_or_else(PoisonError::into_inner);
+        match mapped.entry((meta.dev(), meta.ino())) {
+            Entry::Occupied(image) => *image.get(),
+            Entry::Vacant(slot) => {
+                let map: &'static Mmap = Box::leak(Box::new(map(file).map_err(ReadError::Io)?));
+                *slot.insert(&map[..])
+            }
+        }
+    };
+    table_image::read_image(game, image).map_err(ReadError::Image)
 }
 
 /// Maps `file` read-only.
@@ -166,7 +186,7 @@ fn read(game: &Game, file: &File) -> Result<FeedbackTable, ReadError> {
 fn map(file: &File) -> io::Result<Mmap> {
     // SAFETY: hakase never changes an image in place: images are written whole under a
     // temporary name and renamed over the old one, whose mappings keep the old bytes. The
-    // bytes are checked after mapping. Only another program truncating the file could
+    // bytes are checked after mapping, and the mapping is never unmapped (see `MAPPED`). Only another program truncating the file could
     // change them; the worker would then die of SIGBUS, which the coordinator treats as any
     // lost worker (its leases expire and the jobs are handed out again).
     unsafe { Mmap::map(file) }
