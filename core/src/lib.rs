@@ -25,7 +25,6 @@ pub mod solver;
 pub mod strategies;
 pub mod strategy;
 pub mod table;
-pub mod table_image;
 pub mod tree;
 pub mod treefile;
 pub mod verify;

@@ -15,10 +15,10 @@ pub const MAX_CELLS: usize = 1 << 31;
 #[derive(Debug, Clone)]
 pub struct FeedbackTable {
     answers: usize,
-    cells: Cells,
+    cells: Vec<u8>,
     /// The same patterns answer-major: scanning many guesses over a few answers then reads a
     /// few contiguous columns instead of one scattered byte per cache line.
-    by_answer: Cells,
+    by_answer: Vec<u8>,
     /// How many distinct patterns each guess shows over all the answers: no subset of the
     /// answers can be split by the guess into more parts, which lets scans drop a guess
     /// before reading any of its patterns.
@@ -45,44 +45,10 @@ impl FeedbackTable {
         let by_answer = transpose(&cells, guesses, width);
         FeedbackTable {
             answers: width,
-            cells: Cells::Built(cells),
-            by_answer: Cells::Built(by_answer),
+            cells,
+            by_answer,
             parts,
         }
-    }
-
-    /// A table whose patterns are read from `cells` (guess-major) and `by_answer`
-    /// (answer-major), bytes that outlive the process's tables: how processes on one machine
-    /// share one copy of a large table, so their caches hold it once. Plain slices, because
-    /// the solver's innermost loops fetch rows and columns. The caller has checked the bytes
-    /// ([`crate::table_image`] does).
-    pub(crate) fn from_shared(
-        answers: usize,
-        cells: &'static [u8],
-        by_answer: &'static [u8],
-        parts: Vec<u16>,
-    ) -> FeedbackTable {
-        FeedbackTable {
-            answers,
-            cells: Cells::Shared(cells),
-            by_answer: Cells::Shared(by_answer),
-            parts,
-        }
-    }
-
-    /// All patterns guess-major (row after row).
-    pub fn rows(&self) -> &[u8] {
-        self.cells.bytes()
-    }
-
-    /// All patterns answer-major (column after column).
-    pub fn columns(&self) -> &[u8] {
-        self.by_answer.bytes()
-    }
-
-    /// Every guess's distinct pattern count, by guess id.
-    pub fn part_counts(&self) -> &[u16] {
-        &self.parts
     }
 
     /// The patterns every guess shows for one answer, indexed by guess id.
@@ -90,20 +56,20 @@ impl FeedbackTable {
     pub fn column(&self, answer: AnswerId) -> &[u8] {
         let guesses = self.guesses();
         let start = answer as usize * guesses;
-        &self.by_answer.bytes()[start..start + guesses]
+        &self.by_answer[start..start + guesses]
     }
 
     /// The pattern `guess` shows when the answer is `answer`.
     #[inline]
     pub fn get(&self, guess: GuessId, answer: AnswerId) -> Pattern {
-        Pattern(self.cells.bytes()[guess as usize * self.answers + answer as usize])
+        Pattern(self.cells[guess as usize * self.answers + answer as usize])
     }
 
     /// The patterns of one guess against every answer, indexed by answer id.
     #[inline]
     pub fn row(&self, guess: GuessId) -> &[u8] {
         let start = guess as usize * self.answers;
-        &self.cells.bytes()[start..start + self.answers]
+        &self.cells[start..start + self.answers]
     }
 
     /// The number of distinct patterns `guess` shows over all the answers: an upper bound on
@@ -117,58 +83,12 @@ impl FeedbackTable {
 
     /// Number of guesses (rows).
     pub fn guesses(&self) -> usize {
-        self.parts.len()
+        self.cells.len() / self.answers.max(1)
     }
-
-    /// Number of answers (columns).
-    pub fn answers(&self) -> usize {
-        self.answers
-    }
-}
-
-/// Where one copy of the patterns lives.
-#[derive(Clone)]
-enum Cells {
-    /// Computed by this process.
-    Built(Vec<u8>),
-    /// Shared with other processes (a mapped file, never unmapped).
-    Shared(&'static [u8]),
-}
-
-impl Cells {
-    #[inline]
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Cells::Built(cells) => cells,
-            Cells::Shared(cells) => cells,
-        }
-    }
-}
-
-impl std::fmt::Debug for Cells {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Cells::Built(cells) => write!(f, "Built({} bytes)", cells.len()),
-            Cells::Shared(cells) => write!(f, "Shared({} bytes)", cells.len()),
-        }
-    }
-}
-
-/// The rows of `guesses` computed afresh, for checking a table this process did not build.
-pub(crate) fn recompute_rows(game: &Game, guesses: &[GuessId]) -> Vec<Vec<u8>> {
-    let answers = AnswerColumns::new(game.answers());
-    guesses
-        .iter()
-        .map(|&g| {
-            let mut row = vec![0u8; answers.len];
-            answers.fill_row(&game.guesses()[g as usize], &mut row);
-            row
-        })
-        .collect()
 }
 
 /// The number of distinct patterns in a row.
-pub(crate) fn distinct_patterns(row: &[u8]) -> u16 {
+fn distinct_patterns(row: &[u8]) -> u16 {
     let mut seen = [false; PATTERNS];
     for &p in row {
         seen[usize::from(p)] = true;

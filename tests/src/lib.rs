@@ -213,14 +213,12 @@ pub fn start_coordinator(dir: &Scratch, name: &str, db: &Path, extra: &[&str]) -
     (proc, url)
 }
 
-/// Starts a worker of `url` with its own cache; the workers of one test share a table
-/// directory, as the workers of one machine do.
+/// Starts a worker of `url` with its own cache.
 pub fn start_worker(dir: &Scratch, name: &str, url: &str, extra: &[&str]) -> Proc {
     let cache = dir
         .join(&format!("{name}-cache"))
         .to_string_lossy()
         .to_string();
-    let tables = dir.join("tables").to_string_lossy().to_string();
     let mut args = vec![
         "worker",
         "--connect",
@@ -229,8 +227,6 @@ pub fn start_worker(dir: &Scratch, name: &str, url: &str, extra: &[&str]) -> Pro
         "1",
         "--cache",
         &cache,
-        "--table-dir",
-        &tables,
         "--log-format",
         "json",
     ];

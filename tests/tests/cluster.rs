@@ -42,19 +42,6 @@ fn three_workers_match_the_resumable_run_and_the_core_solver() {
     for w in &mut workers {
         assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
     }
-    // The workers shared one feedback table: one wrote its image, any other mapped it, none
-    // built a private one.
-    let logs: String = workers.iter().map(|w| w.errors()).collect();
-    assert_eq!(
-        logs.matches("wrote the machine's shared table").count(),
-        1,
-        "{logs}"
-    );
-    assert_eq!(
-        logs.matches("built a table for this worker only").count(),
-        0,
-        "{logs}"
-    );
 
     // The resumable run on one machine (`hakase solve --db`), on its real path.
     let loaded = load_preset(game).expect("preset");

@@ -28,7 +28,6 @@ use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
 use crate::runner::{ClearOnDrop, RunJob, RunQueue};
-use crate::shared_table::TableSource;
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
 
@@ -60,9 +59,6 @@ pub struct WorkerOptions {
     pub job_delay: Duration,
     /// Test hook: a file recording started and acknowledged jobs.
     pub job_log: Option<PathBuf>,
-    /// The directory of the machine's shared feedback tables; `None` builds a table for
-    /// this worker only.
-    pub table_dir: Option<PathBuf>,
 }
 
 /// What a worker did before it stopped.
@@ -294,22 +290,9 @@ async fn build_bench(
         None => None,
     };
     let entries = opts.memo_entries;
-    let table_dir = opts.table_dir.clone();
-    tokio::task::spawn_blocking(move || {
-        let (table, source) = crate::shared_table::load(&game, table_dir.as_deref());
-        match source {
-            TableSource::Mapped(path) => {
-                tracing::info!(path = %path.display(), "mapped the machine's shared table")
-            }
-            TableSource::Written(path) => {
-                tracing::info!(path = %path.display(), "wrote the machine's shared table")
-            }
-            TableSource::Private => tracing::info!("built a table for this worker only"),
-        }
-        Arc::new(Workbench::with_table(game, table, config, memo, entries))
-    })
-    .await
-    .map_err(|e| WorkerError::Protocol(format!("building the game: {e}")))
+    tokio::task::spawn_blocking(move || Arc::new(Workbench::new(game, config, memo, entries)))
+        .await
+        .map_err(|e| WorkerError::Protocol(format!("building the game: {e}")))
 }
 
 enum Next {

@@ -44,18 +44,6 @@ impl Workbench {
         memo_entries: usize,
     ) -> Workbench {
         let table = FeedbackTable::build(&game);
-        Workbench::with_table(game, table, config, memo, memo_entries)
-    }
-
-    /// A workbench over `game` and its `table` as found elsewhere (for example mapped from
-    /// the machine's shared copy).
-    pub fn with_table(
-        game: Game,
-        table: FeedbackTable,
-        config: SolverConfig,
-        memo: Option<Arc<SledMemo>>,
-        memo_entries: usize,
-    ) -> Workbench {
         let shared = memo.clone();
         let owned = Owned::new(Tables { game, table }, |t| match shared {
             Some(memo) => Solver::with_memo(&t.game, &t.table, config, memo),

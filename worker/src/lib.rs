@@ -14,7 +14,6 @@ pub mod joblog;
 pub mod memo;
 mod puzzle;
 pub mod runner;
-pub mod shared_table;
 pub mod sled_guard;
 
 pub use client::{run, WorkerOptions, WorkerSummary};

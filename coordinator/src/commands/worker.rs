@@ -31,18 +31,9 @@ pub struct Worker {
     /// The memo's directory.
     #[arg(long, value_name = "DIR", default_value = "hakase-cache")]
     pub cache: PathBuf,
-    /// Keep the memo in memory only (and, unless --table-dir is given, the feedback table).
+    /// Keep the memo in memory only.
     #[arg(long)]
     pub no_cache: bool,
-    /// Where the workers of this machine keep the feedback tables they all map (one file per
-    /// game; Wordle's is 60 MB), so the cores' shared cache holds one copy instead of one per
-    /// worker. Default: `$XDG_CACHE_HOME/hakase/tables` or `~/.cache/hakase/tables`.
-    #[arg(long, value_name = "DIR", env = "HAKASE_TABLE_DIR")]
-    pub table_dir: Option<PathBuf>,
-    /// Build a feedback table for this worker alone instead of mapping the shared one
-    /// (overrides --table-dir).
-    #[arg(long)]
-    pub private_table: bool,
     /// Refuse to work unless the run's game is this preset (checked by fingerprint).
     #[arg(long, value_name = "G")]
     pub game: Option<String>,
@@ -111,17 +102,6 @@ impl View for WorkerReport {
 }
 
 impl Worker {
-    /// Where the shared table lives: none with --private-table, or with --no-cache unless a
-    /// directory is named (a worker told to keep no cache writes nothing on disk by itself).
-    fn table_dir(&self) -> Option<PathBuf> {
-        match (&self.table_dir, self.private_table, self.no_cache) {
-            (_, true, _) => None,
-            (Some(dir), false, _) => Some(dir.clone()),
-            (None, false, true) => None,
-            (None, false, false) => Some(hakase_worker::shared_table::default_dir()),
-        }
-    }
-
     /// Runs the worker until the run is over or a signal arrives.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         init_logging(self.log_format);
@@ -158,7 +138,6 @@ impl Worker {
             persist_min_value: self.persist_min_value,
             job_delay: Duration::from_millis(self.job_delay_ms),
             job_log: self.job_log.clone(),
-            table_dir: self.table_dir(),
         };
         // One thread is plenty for the worker's few requests (the jobs run on rayon); with
         // two, a spawned report or lease could wake the idle one, on machines whose cores are
