@@ -76,6 +76,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
 
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let bench = Workbench::new(game, SolverConfig::default(), None, 1_000_000);
+    let mut told_run_id = String::new();
     runtime.block_on(async {
         let ch = channel(&url, None, None).expect("channel");
         let mut anonymous = ClusterClient::new(ch.clone());
@@ -126,6 +127,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             .expect("register")
             .into_inner();
         assert_eq!(reply.fingerprint, fingerprint);
+        told_run_id.clone_from(&reply.run_id);
         let rebuilt =
             hakase_proto::game::from_spec(reply.game.as_ref().expect("game"), &fingerprint)
                 .expect("the game rebuilds with the same fingerprint");
@@ -300,4 +302,17 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
     assert!(doc["status"]["counters"]["duplicate_completions"].as_u64() >= Some(1));
     assert!(doc["status"]["counters"]["rejected"].as_u64() >= Some(1));
     assert!(worker.wait(Duration::from_secs(60)).success());
+
+    // The run id a worker is told does not give away the secret its audit sample is drawn
+    // from (else a worker could lie on every claim outside the sample).
+    let store = hakase_coordinator::cluster::store::Store::open(
+        &dir.join("db"),
+        bench.game(),
+        &SolverConfig::default(),
+    )
+    .expect("the run database");
+    let key = store.manifest().audit_key.expect("a run has an audit key");
+    assert_eq!(told_run_id, store.run_id());
+    assert!(!told_run_id.contains(&key), "{told_run_id}");
+    assert_ne!(store.audit_seed(), told_run_id);
 }

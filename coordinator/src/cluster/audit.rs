@@ -15,6 +15,7 @@ use std::time::Instant;
 use hakase_core::solver::Outcome;
 use hakase_proto::job::{JobId, JobSpec};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 /// The coordinator's own worker id, for re-runs it solves itself.
 pub const COORDINATOR: u64 = 0;
@@ -43,22 +44,26 @@ impl AuditPolicy {
         f64::from(self.fraction_ppm) / 1e6
     }
 
-    /// True when job `id` of run `run` is in the sample. A function of both only, so a
-    /// re-run of the audit (or `hakase audit`) picks the same claims.
-    pub fn sampled(&self, run: &str, id: JobId) -> bool {
-        sample_point(run, id) < u64::from(self.fraction_ppm)
+    /// True when job `id` is in the sample drawn from `seed` (a run's secret, see
+    /// [`Manifest::audit_seed`](super::store::Manifest::audit_seed)). A function of both
+    /// only, so a re-run of the audit (or `hakase audit`) picks the same claims; a worker
+    /// never sees the seed, so it cannot tell which of its claims will be re-run.
+    pub fn sampled(&self, seed: &str, id: JobId) -> bool {
+        sample_point(seed, id) < u64::from(self.fraction_ppm)
     }
 }
 
-/// A point in 0..1,000,000 fixed by run and job (FNV-1a: stable across builds, unlike the
-/// standard hasher).
-fn sample_point(run: &str, id: JobId) -> u64 {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in run.bytes().chain(id.to_bytes()) {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
-    hash % 1_000_000
+/// A point in 0..1,000,000 fixed by seed and job: the first 8 bytes of SHA-256(seed, job),
+/// stable across builds (unlike the standard hasher) and, unlike a plain hash, not to be
+/// worked back to the secret from the re-runs a worker sees.
+fn sample_point(seed: &str, id: JobId) -> u64 {
+    let digest = Sha256::new()
+        .chain_update(seed.as_bytes())
+        .chain_update(id.to_bytes())
+        .finalize();
+    let mut head = [0u8; 8];
+    head.copy_from_slice(&digest[..8]);
+    u64::from_be_bytes(head) % 1_000_000
 }
 
 /// Why a claim is re-run.
@@ -197,6 +202,16 @@ mod tests {
         assert_eq!(picked, again);
         let share = picked.iter().filter(|&&p| p).count();
         assert!((800..1200).contains(&share), "{share} of 20000 sampled");
+        // Another seed draws another sample: the jobs alone do not tell which are re-run.
+        let other: Vec<bool> = (0..20_000u128)
+            .map(|i| policy.sampled("run-b", JobId(i * 7919)))
+            .collect();
+        let both = picked
+            .iter()
+            .zip(&other)
+            .filter(|(a, b)| **a && **b)
+            .count();
+        assert!(both < 150, "{both} of {share} picked by both seeds");
         assert!(!AuditPolicy::with_fraction(0.0).sampled("run-a", JobId(1)));
         assert!(AuditPolicy::with_fraction(1.0).sampled("run-a", JobId(1)));
     }

@@ -988,7 +988,7 @@ impl Engine {
         if leads {
             state.ahead_rank = Some(rank);
         }
-        let reason = if policy.sampled(&self.store.run_id(), id) {
+        let reason = if policy.sampled(&self.store.audit_seed(), id) {
             Reason::Policy
         } else if leads {
             Reason::Ahead
@@ -1015,7 +1015,7 @@ impl Engine {
             // Early re-runs not handed out yet are picked again below with the final cutoffs;
             // those being solved are waited for.
             state.rechecks.retain(|_, r| r.holder.is_some());
-            let run = self.store.run_id();
+            let run = self.store.audit_seed();
             let mut needed = Vec::new();
             state.audit.covered_by_bound = 0;
             state.audit.unchecked = 0;

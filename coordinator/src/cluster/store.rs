@@ -36,13 +36,35 @@ pub struct Manifest {
     pub updated: u64,
     /// True once the optimal tree is stored.
     pub finished: bool,
+    /// The secret the audit draws its sample from. Made at random when the run starts, kept
+    /// in this database only and never sent: a worker that could tell which of its claims
+    /// will be re-run could lie on all the others. Absent from runs started before it
+    /// existed (given one when they resume).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub audit_key: Option<String>,
 }
 
 impl Manifest {
-    /// The run's name for reproducible choices (the audit sample): fingerprint and start.
+    /// The run's public name (fingerprint and start), which workers are told: one that sees
+    /// it change registers again.
     pub fn run_id(&self) -> String {
         format!("{}-{}", self.fingerprint, self.started)
     }
+
+    /// What the audit sample is drawn from, so that a re-run of the audit (`hakase audit`)
+    /// picks the same claims: the secret key, or the public run id for a run finished
+    /// before keys existed.
+    pub fn audit_seed(&self) -> String {
+        match &self.audit_key {
+            Some(key) => format!("{}-{key}", self.fingerprint),
+            None => self.run_id(),
+        }
+    }
+}
+
+/// A fresh audit key: 128 bits from the operating system's entropy, in hex.
+pub fn new_audit_key() -> String {
+    format!("{:032x}", rand::random::<u128>())
 }
 
 /// Where a job stands, as stored.
@@ -222,6 +244,10 @@ impl Store {
                         requested: describe(game.name(), game.fingerprint(), config),
                     });
                 }
+                let mut stored = stored;
+                if stored.audit_key.is_none() && !stored.finished {
+                    stored.audit_key = Some(new_audit_key());
+                }
                 stored
             }
             None => Manifest {
@@ -232,6 +258,7 @@ impl Store {
                 started: unix_now(),
                 updated: unix_now(),
                 finished: false,
+                audit_key: Some(new_audit_key()),
             },
         };
         let store = Store {
@@ -523,9 +550,14 @@ impl Store {
         Ok(())
     }
 
-    /// The run's name for reproducible choices (see [`Manifest::run_id`]).
+    /// The run's public name (see [`Manifest::run_id`]).
     pub fn run_id(&self) -> String {
         self.manifest().run_id()
+    }
+
+    /// What the audit sample is drawn from (see [`Manifest::audit_seed`]).
+    pub fn audit_seed(&self) -> String {
+        self.manifest().audit_seed()
     }
 
     /// The subtree stored with an exact result.
@@ -682,6 +714,76 @@ mod tests {
         let bytes = serde_json::to_vec(&manifest).expect("encode");
         meta.insert("manifest", bytes).expect("write");
         db.flush().expect("flush");
+    }
+
+    /// Rewrites the manifest as a hakase from before audit keys left it: no key, and
+    /// `finished` as given.
+    fn strip_audit_key(db: &sled::Db, finished: bool) {
+        let meta = db.open_tree("meta").expect("meta");
+        let bytes = meta.get("manifest").expect("read").expect("a manifest");
+        let mut json: serde_json::Value = serde_json::from_slice(&bytes).expect("manifest");
+        let fields = json.as_object_mut().expect("an object");
+        assert!(fields.remove("audit_key").is_some(), "a new run has a key");
+        fields.insert("finished".into(), finished.into());
+        meta.insert("manifest", serde_json::to_vec(&json).expect("encode"))
+            .expect("write");
+        db.flush().expect("flush");
+    }
+
+    #[test]
+    fn a_run_keeps_a_secret_audit_key_that_workers_are_not_told() {
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        let (dir_a, dir_b) = (scratch("key-a"), scratch("key-b"));
+        let key = |dir: &Path| {
+            let store = Store::open(dir, &game, &config).expect("store");
+            let manifest = store.manifest();
+            (
+                manifest.audit_key.clone().expect("a key"),
+                store.run_id(),
+                store.audit_seed(),
+            )
+        };
+        let (key_a, run_a, seed_a) = key(&dir_a);
+        assert_eq!(key_a.len(), 32);
+        assert!(key_a.bytes().all(|b| b.is_ascii_hexdigit()), "{key_a}");
+        // The public run id (sent at registration) does not carry the key; the seed does.
+        assert!(!run_a.contains(&key_a), "{run_a}");
+        assert!(seed_a.contains(&key_a) && seed_a != run_a);
+        // Kept across a restart, so a resumed run and `hakase audit` draw the same sample.
+        assert_eq!(key(&dir_a).0, key_a);
+        // Another run started in the same second (same run id) has another key.
+        assert_ne!(key(&dir_b).0, key_a);
+        for dir in [dir_a, dir_b] {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    #[test]
+    fn a_run_from_before_audit_keys_gets_one_unless_it_is_finished() {
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        for finished in [false, true] {
+            let dir = scratch(&format!("legacy-key-{finished}"));
+            drop(Store::open(&dir, &game, &config).expect("store"));
+            {
+                let db = hakase_worker::sled_guard::open(&dir).expect("sled");
+                strip_audit_key(&db, finished);
+            }
+            let store = Store::open(&dir, &game, &config).expect("an older run opens");
+            let manifest = store.manifest();
+            if finished {
+                // Its sample stays the one its audit drew, from the public run id.
+                assert_eq!(manifest.audit_key, None);
+                assert_eq!(store.audit_seed(), store.run_id());
+            } else {
+                // The rest of an unfinished run is sampled from a secret.
+                assert_eq!(manifest.audit_key.as_ref().map(String::len), Some(32));
+                assert_ne!(store.audit_seed(), store.run_id());
+            }
+            drop(store);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 
     #[test]

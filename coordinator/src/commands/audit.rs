@@ -85,7 +85,7 @@ impl Audit {
         let at = |g| order.iter().position(|b| b.guess == g);
         let best_at = at(best.guess).unwrap_or(usize::MAX);
         let policy = AuditPolicy::with_fraction(self.fraction);
-        let run_id = loaded.manifest.run_id();
+        let seed = loaded.manifest.audit_seed();
         let (mut covered, mut rerun, mut unchecked) = (0, 0, 0);
         let mut decisive_done = false;
         for claim in solution.ranking.iter().filter(|v| v.guess != best.guess) {
@@ -117,7 +117,7 @@ impl Audit {
                 node: root.clone(),
             };
             let picked =
-                !decisive_done || policy.sampled(&run_id, spec.id(game.fingerprint(), &config));
+                !decisive_done || policy.sampled(&seed, spec.id(game.fingerprint(), &config));
             decisive_done = true;
             if !picked {
                 unchecked += 1;

@@ -119,6 +119,7 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         started: stamp,
         updated: stamp,
         finished: true,
+        audit_key: None,
     };
     let name = path
         .file_stem()

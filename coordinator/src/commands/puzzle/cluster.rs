@@ -6,7 +6,9 @@
 //! its slot and its attempt, and days are accepted in day order by the same [`BatchRun`].
 //! Results are claims: each is checked against its rows ([`claim::check`]), every deduction
 //! puzzle and every "no puzzle found" is made again here (cheap), and best-move problems are
-//! made again by the audit policy's reproducible sample (`--audit-fraction`). A claim that
+//! made again by the audit policy's sample (`--audit-fraction`), drawn from a secret this
+//! coordinator makes at start and never sends, so no worker can tell which of its claims
+//! will be checked. A claim that
 //! does not check refuses its worker (by id and by its own token) and drops its leases.
 //! Checked claims are synced to `claims.jsonl` before the worker hears they were taken, so a
 //! coordinator killed at any time resumes with every acknowledged day.
@@ -23,6 +25,7 @@ use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
 use hakase_coordinator::cluster::server::{bind, CheckToken, TokenName};
+use hakase_coordinator::cluster::store::new_audit_key;
 use hakase_core::puzzle::{claim, Generator, Kind, Puzzle, Slot};
 use hakase_core::solver::SolverConfig;
 use hakase_core::{FeedbackTable, Game};
@@ -136,6 +139,8 @@ struct Shared {
     config_json: String,
     seed: u64,
     run_id: String,
+    /// What the audit sample is drawn from: the run id and a secret of this session.
+    audit_seed: String,
     policy: AuditPolicy,
     lease: Duration,
     done: tokio::sync::watch::Sender<bool>,
@@ -188,7 +193,7 @@ impl Service {
         ));
         let remake = made.is_none()
             || slot.kind == Kind::Deduction
-            || shared.policy.sampled(&shared.run_id, id);
+            || shared.policy.sampled(&shared.audit_seed, id);
         if remake && shared.generator.generate(slot, shared.seed, attempt) != *made {
             return Err(format!(
                 "day {} attempt {attempt} made again here gives another result",
@@ -495,6 +500,7 @@ pub fn serve(
         spec: hakase_proto::game::to_spec(game),
         config_json: serde_json::to_string(&SolverConfig::default())?,
         seed,
+        audit_seed: format!("{run_id}/{}", new_audit_key()),
         run_id,
         policy,
         lease: Duration::from_secs_f64(args.lease_secs.clamp(0.2, 86_400.0)),
