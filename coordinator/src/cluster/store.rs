@@ -53,7 +53,8 @@ impl Manifest {
 
     /// What the audit sample is drawn from, so that a re-run of the audit (`hakase audit`)
     /// picks the same claims: the secret key, or the public run id for a run finished
-    /// before keys existed.
+    /// before keys existed (its run drew with an older hash, so `hakase audit` picks
+    /// other claims of it, as many).
     pub fn audit_seed(&self) -> String {
         match &self.audit_key {
             Some(key) => format!("{}-{key}", self.fingerprint),
@@ -773,7 +774,8 @@ mod tests {
             let store = Store::open(&dir, &game, &config).expect("an older run opens");
             let manifest = store.manifest();
             if finished {
-                // Its sample stays the one its audit drew, from the public run id.
+                // Nothing is left to sample during the run: `hakase audit` draws from the
+                // public run id.
                 assert_eq!(manifest.audit_key, None);
                 assert_eq!(store.audit_seed(), store.run_id());
             } else {
