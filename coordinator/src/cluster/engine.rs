@@ -988,7 +988,7 @@ impl Engine {
         if leads {
             state.ahead_rank = Some(rank);
         }
-        let reason = if policy.sampled(&self.store.audit_seed(), id) {
+        let reason = if policy.sampled(self.store.audit_seed(), id) {
             Reason::Policy
         } else if leads {
             Reason::Ahead
@@ -1071,7 +1071,7 @@ impl Engine {
                 }
                 let reason = if decisive {
                     Reason::Decisive
-                } else if policy.sampled(&run, claim.id) {
+                } else if policy.sampled(run, claim.id) {
                     Reason::Policy
                 } else {
                     state.audit.unchecked += 1;

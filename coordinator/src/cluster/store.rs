@@ -166,6 +166,8 @@ pub struct Store {
     claims: sled::Tree,
     quarantine: sled::Tree,
     manifest: Mutex<Manifest>,
+    /// The manifest's audit seed, fixed once the run is open: read for every arriving claim.
+    audit_seed: String,
     guesses: usize,
     /// The candidates of a job on every answer (left out of its stored spec).
     all_answers: Vec<AnswerId>,
@@ -272,6 +274,7 @@ impl Store {
             settled,
             claims,
             quarantine,
+            audit_seed: manifest.audit_seed(),
             manifest: Mutex::new(manifest),
             guesses: game.guesses().len(),
             all_answers: game.all_answers(),
@@ -557,8 +560,8 @@ impl Store {
     }
 
     /// What the audit sample is drawn from (see [`Manifest::audit_seed`]).
-    pub fn audit_seed(&self) -> String {
-        self.manifest().audit_seed()
+    pub fn audit_seed(&self) -> &str {
+        &self.audit_seed
     }
 
     /// The subtree stored with an exact result.
@@ -742,7 +745,7 @@ mod tests {
             (
                 manifest.audit_key.clone().expect("a key"),
                 store.run_id(),
-                store.audit_seed(),
+                store.audit_seed().to_string(),
             )
         };
         let (key_a, run_a, seed_a) = key(&dir_a);

@@ -8,8 +8,8 @@
 //! puzzle and every "no puzzle found" is made again here (cheap), and best-move problems are
 //! made again by the audit policy's sample (`--audit-fraction`), drawn from a secret this
 //! coordinator makes at start and never sends, so no worker can tell which of its claims
-//! will be checked. A claim that
-//! does not check refuses its worker (by id and by its own token) and drops its leases.
+//! will be checked. A claim that does not check refuses its worker (by id and by its own
+//! token) and drops its leases.
 //! Checked claims are synced to `claims.jsonl` before the worker hears they were taken, so a
 //! coordinator killed at any time resumes with every acknowledged day.
 
