@@ -12,6 +12,7 @@ use hakase_proto::v1::admin_client::AdminClient;
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{
     CompleteRequest, HeartbeatRequest, JobResult, LeaseRequest, RegisterRequest, StatusRequest,
+    WatchIncumbentRequest,
 };
 use hakase_tests::*;
 use hakase_worker::{solve_job, Workbench};
@@ -77,7 +78,9 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
     let runtime = tokio::runtime::Runtime::new().expect("runtime");
     let bench = Workbench::new(game, SolverConfig::default(), None, 1_000_000);
     let mut told_run_id = String::new();
-    runtime.block_on(async {
+    // Hands out the task reading the incumbent stream, awaited once the run is over.
+    #[allow(clippy::async_yields_async)]
+    let watched = runtime.block_on(async {
         let ch = channel(&url, None, None).expect("channel");
         let mut anonymous = ClusterClient::new(ch.clone());
         let register = RegisterRequest {
@@ -132,6 +135,33 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             hakase_proto::game::from_spec(reply.game.as_ref().expect("game"), &fingerprint)
                 .expect("the game rebuilds with the same fingerprint");
         assert_eq!(rebuilt.answers().len(), bench.game().answers().len());
+
+        // The incumbent stream checks who asks like every other call; a good one is read to
+        // its end in the background (it must end when the coordinator stops).
+        let watch = |fp: &str| WatchIncumbentRequest {
+            worker_id: reply.worker_id,
+            fingerprint: fp.to_string(),
+        };
+        assert_eq!(
+            code(anonymous.watch_incumbent(watch(&fingerprint)).await),
+            Code::Unauthenticated
+        );
+        assert_eq!(
+            code(client.watch_incumbent(watch("ffff")).await),
+            Code::FailedPrecondition
+        );
+        let mut stream = client
+            .watch_incumbent(watch(&fingerprint))
+            .await
+            .expect("watch")
+            .into_inner();
+        let watched = tokio::spawn(async move {
+            let mut seen = Vec::new();
+            while let Some(best) = stream.message().await.expect("the stream ends cleanly") {
+                seen.push((best.value, best.first_index));
+            }
+            seen
+        });
 
         let lease = |max_jobs: u32, fp: &str| LeaseRequest {
             worker_id: reply.worker_id,
@@ -294,6 +324,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
                 Code::PermissionDenied
             );
         }
+        watched
     });
 
     // A real worker finishes the run; the result is still exact.
@@ -302,6 +333,19 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
     assert!(doc["status"]["counters"]["duplicate_completions"].as_u64() >= Some(1));
     assert!(doc["status"]["counters"]["rejected"].as_u64() >= Some(1));
     assert!(worker.wait(Duration::from_secs(60)).success());
+
+    // The stream told better and better totals down to the optimum, and ended when the
+    // coordinator stopped (else its graceful shutdown would have waited on it).
+    let seen = runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(30), watched).await })
+        .expect("the stream ended with the coordinator")
+        .expect("the reading task");
+    assert!(seen.windows(2).all(|w| w[1] < w[0]), "{seen:?}");
+    let optimum = match reference.best.as_ref().map(|b| b.outcome) {
+        Some(Outcome::Exact { value, .. }) => value,
+        other => panic!("the reference has no exact best: {other:?}"),
+    };
+    assert_eq!(seen.last().map(|s| s.0), Some(optimum), "{seen:?}");
 
     // The run id a worker is told does not give away the secret its audit sample is drawn
     // from (else a worker could lie on every claim outside the sample).

@@ -13,6 +13,7 @@ use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{
     CompleteRequest, HeartbeatRequest, Incumbent, LeaseRequest, RegisterReply, RegisterRequest,
+    WatchIncumbentRequest,
 };
 use hakase_proto::MAX_MESSAGE_BYTES;
 use tokio::sync::{mpsc, watch};
@@ -337,6 +338,16 @@ async fn work(
     // are reported in the background, one batch at a time and in the order they were found.
     let mut hold = Hold::new(opts.slots);
     let incumbent = Arc::new(SharedIncumbent::default());
+    // Dropped (so stopped) when this run's work ends.
+    let mut watching = JoinSet::new();
+    watching.spawn(follow_incumbent(
+        client.clone(),
+        WatchIncumbentRequest {
+            worker_id: reply.worker_id,
+            fingerprint: reply.fingerprint.clone(),
+        },
+        incumbent.clone(),
+    ));
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer, Duration)>();
     // Runs on a pool thread; a job that panics sends nothing (its lease runs out).
     let run: RunJob<Started> = {
@@ -548,6 +559,35 @@ async fn work(
             _ = tokio::time::sleep_until(next_lease), if lease_due => {}
             _ = tokio::time::sleep_until(report_at), if in_flight == 0 && !pending.is_empty() => {}
             _ = stop_rx.changed() => {}
+        }
+    }
+}
+
+/// Takes every better total the coordinator tells of, so that the jobs this worker starts
+/// get the cutoff of another worker's better first guess at once, as in the in-memory
+/// search, instead of at this worker's next lease or report. Ends quietly with the stream
+/// (a coordinator without it, a lost connection): leases, reports and heartbeats still
+/// carry the incumbent.
+async fn follow_incumbent(
+    mut client: Client,
+    request: WatchIncumbentRequest,
+    incumbent: Arc<SharedIncumbent>,
+) {
+    let mut told = match client.watch_incumbent(request).await {
+        Ok(stream) => stream.into_inner(),
+        Err(status) => {
+            tracing::debug!(code = ?status.code(), "no incumbent stream");
+            return;
+        }
+    };
+    loop {
+        match told.message().await {
+            Ok(Some(best)) => incumbent.offer(best.value, best.first_index),
+            Ok(None) => return,
+            Err(status) => {
+                tracing::debug!(code = ?status.code(), "incumbent stream ended");
+                return;
+            }
         }
     }
 }

@@ -10,6 +10,7 @@ use hakase_core::solver::{Outcome, Solution, Solver, SolverConfig};
 use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 use hakase_worker::hold::MAX_PER_SLOT;
+use tokio::sync::watch;
 
 use super::audit::{self, AuditPolicy, AuditSummary, Reason, Recheck, Verdict, COORDINATOR};
 use super::error::ClusterError;
@@ -205,6 +206,20 @@ pub struct Engine {
     job_log: Option<JobLog>,
     /// The coordinator's own solver for re-runs no other worker can take (made on first use).
     audit_solver: OnceLock<Solver<'static>>,
+    /// The best total told to workers that watch it (see [`Engine::watch_incumbent`]).
+    told: watch::Sender<Told>,
+}
+
+/// What workers watching the incumbent are told. A watch channel keeps only the latest, so a
+/// slow worker skips totals that were already beaten.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Told {
+    /// No total is known yet.
+    Nothing,
+    /// The best total and its first guess's index in search order.
+    Best(u32, u32),
+    /// The server is stopping: streams end, so that its graceful shutdown does not wait on them.
+    Closed,
 }
 
 /// A queued job's place: (priority, id), in search order.
@@ -375,6 +390,7 @@ impl Engine {
             started: Instant::now(),
             job_log: None,
             audit_solver: OnceLock::new(),
+            told: watch::Sender::new(Told::Nothing),
         })
     }
 
@@ -631,6 +647,35 @@ impl Engine {
             .map(|(value, at)| (value, at as u32))
     }
 
+    /// Follows the best total as it improves. A worker otherwise hears of another worker's
+    /// better first guess only at its own next lease or report (on pokemon-verbum, 100 ms
+    /// of jobs run with a stale cutoff); exact first-guess results are told as they are
+    /// taken, before the planning pass that makes them the planner's incumbent.
+    pub fn watch_incumbent(&self) -> watch::Receiver<Told> {
+        self.told.subscribe()
+    }
+
+    /// Ends every incumbent stream (the server is stopping).
+    pub fn close_watches(&self) {
+        self.told.send_replace(Told::Closed);
+    }
+
+    /// Tells watchers of `(value, at)` if it beats what they were told: a lower total, or
+    /// the same total at an earlier first guess (the solver's tie-break).
+    fn tell(&self, value: u32, at: u32) {
+        self.told.send_if_modified(|told| {
+            let better = match *told {
+                Told::Nothing => true,
+                Told::Best(v, a) => (value, at) < (v, a),
+                Told::Closed => false,
+            };
+            if better {
+                *told = Told::Best(value, at);
+            }
+            better
+        });
+    }
+
     /// The spec of a job this run created.
     pub fn spec(&self, id: JobId) -> Option<Arc<JobSpec>> {
         self.lock().jobs.get(&id).map(|e| e.spec.clone())
@@ -738,6 +783,12 @@ impl Engine {
             };
             state.known.insert(id, merged);
             state.claims.insert(id, worker);
+            // Its tree was checked above, so the total is reached: a sound cutoff at once.
+            if let (Outcome::Exact { value, .. }, Some(i)) =
+                (answer.outcome, state.jobs.get(&id).and_then(|e| e.first))
+            {
+                self.tell(value, i);
+            }
             self.audit_early(&mut state, id);
         } else {
             state.counters.duplicate_completions += 1;
@@ -1161,6 +1212,9 @@ impl Engine {
             let State { planner, known, .. } = &mut *state;
             planner.plan(known, want)
         };
+        if let Some((value, at)) = state.planner.incumbent() {
+            self.tell(value, at as u32);
+        }
         let mut wanted: HashMap<JobId, Request> = HashMap::new();
         for request in plan.requests {
             match wanted.get_mut(&request.id) {
@@ -1492,6 +1546,45 @@ mod tests {
         for job in &jobs {
             assert!(!held.contains(&job.id), "job {} handed out twice", job.id);
         }
+        drop(engine);
+        let _ = std::fs::remove_dir_all(&db);
+    }
+
+    #[test]
+    fn workers_watching_the_incumbent_are_told_each_better_first_guess_as_it_is_taken() {
+        let db = std::env::temp_dir().join(format!("hakase-told-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&db);
+        let engine = open(&db);
+        let mut told = engine.watch_incumbent();
+        assert_eq!(*told.borrow_and_update(), Told::Nothing);
+        let worker = engine.register(1, None).expect("register");
+        let jobs = engine.lease(worker, 2).expect("lease").expect("running");
+        let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+        let mut best: Option<(u32, u32)> = None;
+        for job in &jobs {
+            let i = job.first.expect("the first jobs are whole first guesses");
+            let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+            let Outcome::Exact { value, .. } = answer.outcome else {
+                panic!("a first lease has no cutoff: {:?}", answer.outcome);
+            };
+            assert!(engine
+                .complete(worker, job.id, answer, false)
+                .expect("taken"));
+            // Told before any planning pass, and only if better (value, then search order).
+            best = Some(best.map_or((value, i), |b| b.min((value, i))));
+            let (v, at) = best.expect("set above");
+            assert_eq!(*told.borrow_and_update(), Told::Best(v, at));
+        }
+        // A worse total is not told; a better one is.
+        let (v, at) = best.expect("two jobs");
+        engine.tell(v + 1, 0);
+        assert!(!told.has_changed().expect("open"));
+        engine.tell(v - 1, at + 1);
+        assert_eq!(*told.borrow_and_update(), Told::Best(v - 1, at + 1));
+        // Once closed, nothing reopens the streams.
+        engine.close_watches();
+        engine.tell(1, 0);
+        assert_eq!(*told.borrow_and_update(), Told::Closed);
         drop(engine);
         let _ = std::fs::remove_dir_all(&db);
     }

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::sync::{Arc, RwLock};
 
 use hakase_proto::job::{JobAnswer, JobId};
@@ -15,16 +16,18 @@ use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
     CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, Incumbent,
     LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, StatusReply,
-    StatusRequest,
+    StatusRequest, WatchIncumbentRequest,
 };
 use hakase_proto::{AUTH_HEADER, FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};
+use tokio_stream::wrappers::WatchStream;
+use tokio_stream::{Stream, StreamExt};
 use tonic::service::interceptor::InterceptedService;
 use tonic::service::Interceptor;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
-use super::engine::Engine;
+use super::engine::{Engine, Told};
 use super::error::ClusterError;
 
 /// Most jobs one lease may ask for.
@@ -179,8 +182,30 @@ fn to_status(err: ClusterError) -> Status {
     }
 }
 
+/// The stream of [`Cluster::watch_incumbent`].
+pub type IncumbentStream = Pin<Box<dyn Stream<Item = Result<Incumbent, Status>> + Send + 'static>>;
+
 #[tonic::async_trait]
 impl Cluster for Services {
+    type WatchIncumbentStream = IncumbentStream;
+
+    async fn watch_incumbent(
+        &self,
+        request: Request<WatchIncumbentRequest>,
+    ) -> Result<Response<IncumbentStream>, Status> {
+        let token = token_name(&request);
+        let request = request.into_inner();
+        self.check_game(&request.fingerprint)?;
+        self.check_trusted(request.worker_id, token.as_deref())?;
+        let told = WatchStream::new(self.engine.watch_incumbent())
+            .take_while(|told| *told != Told::Closed)
+            .filter_map(|told| match told {
+                Told::Best(value, first_index) => Some(Ok(Incumbent { value, first_index })),
+                Told::Nothing | Told::Closed => None,
+            });
+        Ok(Response::new(Box::pin(told)))
+    }
+
     async fn register(
         &self,
         request: Request<RegisterRequest>,
@@ -386,7 +411,12 @@ pub async fn serve(
     opts: &ServeOptions,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ClusterError> {
-    let services = Services::new(engine);
+    let services = Services::new(engine.clone());
+    // Incumbent streams never end by themselves; the graceful shutdown waits for them.
+    let shutdown = async move {
+        shutdown.await;
+        engine.close_watches();
+    };
     let auth = CheckToken::new(opts.tokens.clone());
     let cluster = InterceptedService::new(
         ClusterServer::new(services.clone())

@@ -24,7 +24,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
-use hakase_coordinator::cluster::server::{bind, CheckToken, TokenName};
+use hakase_coordinator::cluster::server::{bind, CheckToken, IncumbentStream, TokenName};
 use hakase_coordinator::cluster::store::new_audit_key;
 use hakase_core::puzzle::{claim, Generator, Kind, Puzzle, Slot};
 use hakase_core::solver::SolverConfig;
@@ -36,7 +36,7 @@ use hakase_proto::v1::puzzles_server::{Puzzles, PuzzlesServer};
 use hakase_proto::v1::{
     CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, LeaseReply,
     LeaseRequest, PuzzleCompleteReply, PuzzleCompleteRequest, PuzzleJob, PuzzleLeaseReply,
-    PuzzleLeaseRequest, RegisterReply, RegisterRequest,
+    PuzzleLeaseRequest, RegisterReply, RegisterRequest, WatchIncumbentRequest,
 };
 use hakase_proto::MAX_MESSAGE_BYTES;
 use tonic::service::interceptor::InterceptedService;
@@ -216,6 +216,16 @@ fn not_here() -> Status {
 
 #[tonic::async_trait]
 impl Cluster for Service {
+    type WatchIncumbentStream = IncumbentStream;
+
+    /// A puzzle batch has no incumbent: its workers solve whole puzzles.
+    async fn watch_incumbent(
+        &self,
+        _: Request<WatchIncumbentRequest>,
+    ) -> Result<Response<IncumbentStream>, Status> {
+        Err(Status::unimplemented("a puzzle batch has no incumbent"))
+    }
+
     async fn register(
         &self,
         request: Request<RegisterRequest>,
