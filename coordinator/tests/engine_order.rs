@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use hakase_coordinator::cluster::engine::{Engine, EngineParams};
+use hakase_coordinator::cluster::engine::{Engine, EngineParams, Told};
 use hakase_coordinator::cluster::plan::PlanParams;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
@@ -46,7 +46,8 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
         params,
     )
     .expect("engine");
-    let bench = Workbench::new(engine.game.clone(), config, None, 1_000_000);
+    let bench = Workbench::new(engine.game.clone(), config.clone(), None, 1_000_000);
+    let told = engine.watch_incumbent();
     let stop = AtomicBool::new(false);
     let mut rng = seed
         .wrapping_mul(6364136223846793005)
@@ -85,6 +86,14 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
         engine.poke();
         solution
     });
+    // Workers' incumbent streams end with the run (that is how they hear it is over at
+    // once), and a finished run opened again has nothing to tell either.
+    assert_eq!(*told.borrow(), Told::Closed, "the stream outlived the run");
+    drop(engine);
+    let again = Engine::new(load_preset(game).expect("preset"), config, &db, params)
+        .expect("reopen the finished run");
+    assert_eq!(*again.watch_incumbent().borrow(), Told::Closed);
+    drop(again);
     let _ = std::fs::remove_dir_all(&db);
     (*solution).clone()
 }

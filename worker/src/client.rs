@@ -556,6 +556,8 @@ async fn work(
                 syncing.spawn(async move { flush(&bench).await });
             }
             Some(_) = syncing.join_next() => {}
+            // The stream ends when the run is over: ask now, not at the next poll, to hear it.
+            Some(_) = watching.join_next() => next_lease = tokio::time::Instant::now(),
             _ = tokio::time::sleep_until(next_lease), if lease_due => {}
             _ = tokio::time::sleep_until(report_at), if in_flight == 0 && !pending.is_empty() => {}
             _ = stop_rx.changed() => {}
@@ -566,8 +568,9 @@ async fn work(
 /// Takes every better total the coordinator tells of, so that the jobs this worker starts
 /// get the cutoff of another worker's better first guess at once, as in the in-memory
 /// search, instead of at this worker's next lease or report. Ends quietly with the stream
-/// (a coordinator without it, a lost connection): leases, reports and heartbeats still
-/// carry the incumbent.
+/// (the run is over, a coordinator without it, a lost connection): leases, reports and
+/// heartbeats still carry the incumbent, and the worker's next lease says whether the run
+/// is over.
 async fn follow_incumbent(
     mut client: Client,
     request: WatchIncumbentRequest,

@@ -218,7 +218,9 @@ pub enum Told {
     Nothing,
     /// The best total and its first guess's index in search order.
     Best(u32, u32),
-    /// The server is stopping: streams end, so that its graceful shutdown does not wait on them.
+    /// The run is over, or the server is stopping: streams end. A worker hears the end at
+    /// once and asks for its last lease (which tells it the run is over) instead of at its
+    /// next poll, and the server's graceful shutdown does not wait on open streams.
     Closed,
 }
 
@@ -339,6 +341,12 @@ impl Engine {
             );
         }
         let solution = store.solution()?.map(Arc::new);
+        // A finished run has nothing more to tell.
+        let told = watch::Sender::new(if solution.is_some() {
+            Told::Closed
+        } else {
+            Told::Nothing
+        });
         let counters = Counters {
             results_loaded: known.len() as u64,
             ..Counters::default()
@@ -390,7 +398,7 @@ impl Engine {
             started: Instant::now(),
             job_log: None,
             audit_solver: OnceLock::new(),
-            told: watch::Sender::new(Told::Nothing),
+            told,
         })
     }
 
@@ -655,7 +663,7 @@ impl Engine {
         self.told.subscribe()
     }
 
-    /// Ends every incumbent stream (the server is stopping).
+    /// Ends every incumbent stream (the run is over, or the server is stopping).
     pub fn close_watches(&self) {
         self.told.send_replace(Told::Closed);
     }
@@ -1309,6 +1317,7 @@ impl Engine {
             tracing::error!(%err, "storing the solution");
         }
         state.solution = Some(Arc::new(solution));
+        self.close_watches();
         self.wake.notify_all();
         self.ended.notify_all();
     }
