@@ -213,7 +213,8 @@ impl Coordinator {
             .context("starting the async runtime")?;
         // Bound and announced before the run is opened: workers started on the announcement
         // start up while the database opens (their connections wait in the listen queue),
-        // instead of after it. On pokemon-verbum that was 5 ms of a 0.6 s run.
+        // instead of after it. Opening takes about 5 ms on pokemon-verbum; the first worker
+        // registered 1 ms sooner (median of 14), its own start-up being the longer.
         let (listener, local) = runtime.block_on(bind(self.listen))?;
         eprintln!("hakase coordinator listening on {local}");
         let mut engine = Engine::new(game, config, &db, params)
