@@ -236,10 +236,15 @@ pub fn start_worker(dir: &Scratch, name: &str, url: &str, extra: &[&str]) -> Pro
 
 /// The single-process reference: core's `solve_game(Best)`.
 pub fn core_solution(game: &str, config: SolverConfig) -> Solution {
+    core_solver(game, config).solve_game(FirstGuesses::Best, &|_| {})
+}
+
+/// A core solver of the preset `game`, for tests that need more than its best solution (a
+/// ranking, its counters); its game and table live as long as the test process.
+pub fn core_solver(game: &str, config: SolverConfig) -> Solver<'static> {
     let game: &'static hakase_core::Game = Box::leak(Box::new(load_preset(game).expect("preset")));
     let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
-    let solver = Solver::new(game, table, config, 4_000_000);
-    solver.solve_game(FirstGuesses::Best, &|_| {})
+    Solver::new(game, table, config, 4_000_000)
 }
 
 /// The parts of a result that must match exactly: value, first guess and tree, as JSON.

@@ -208,11 +208,7 @@ fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
 #[test]
 fn rank_all_through_two_workers_gives_every_exact_value_of_the_core_solver() {
     let game = "pokemon-gen:1";
-    let loaded: &'static hakase_core::Game =
-        Box::leak(Box::new(load_preset(game).expect("preset")));
-    let table: &'static hakase_core::FeedbackTable =
-        Box::leak(Box::new(hakase_core::FeedbackTable::build(loaded)));
-    let solver = hakase_core::solver::Solver::new(loaded, table, SolverConfig::default(), 1 << 20);
+    let solver = core_solver(game, SolverConfig::default());
     let reference = solver.solve_game(hakase_core::solver::FirstGuesses::RankAll, &|_| {});
     assert!(reference.ranking.iter().all(|v| v.outcome.is_exact()));
 
@@ -238,4 +234,65 @@ fn rank_all_through_two_workers_gives_every_exact_value_of_the_core_solver() {
     for w in &mut workers {
         assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
     }
+}
+
+/// A worker's stop report counts the solver's work. With one worker of one thread, its
+/// nodes are exactly those of the jobs the coordinator logged as its own, and its search is
+/// the one-thread in-memory solver's less the root scan: the cluster adds no search work
+/// (the coordinator's re-run of the decisive claim is its own, logged as worker 0).
+#[test]
+fn a_lone_workers_report_counts_the_same_search_as_the_one_thread_solver() {
+    let game = "pokemon-qiita2023";
+    let solver = core_solver(game, SolverConfig::default());
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a one-thread pool");
+    pool.install(|| solver.solve_game(hakase_core::solver::FirstGuesses::Best, &|_| {}));
+    let [nodes, scans, pairs, _] = solver.stats.snapshot();
+    assert!(nodes > 0);
+    // The one scan the worker does not make: the root's, which orders the first guesses
+    // (the coordinator's work).
+    let loaded = load_preset(game).expect("preset");
+    let root_pairs = (loaded.answers().len() * loaded.guesses().len()) as u64;
+
+    let dir = Scratch::new("counted");
+    let log = dir.join("jobs.jsonl");
+    let (mut coordinator, url) = start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &[
+            "--game",
+            game,
+            "--audit-fraction",
+            "0",
+            "--job-log",
+            log.to_str().expect("utf-8"),
+        ],
+    );
+    let mut worker = start_worker(&dir, "worker", &url, &["--json"]);
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "coordinator failed:\n{}",
+        coordinator.errors()
+    );
+    assert!(
+        worker.wait(Duration::from_secs(60)).success(),
+        "{}",
+        worker.errors()
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&worker.output()).expect("the worker's JSON report");
+    let own: Vec<serde_json::Value> = read(&log)
+        .lines()
+        .map(|line| serde_json::from_str::<serde_json::Value>(line).expect("a job line"))
+        .filter(|job| job["worker"].as_u64() != Some(0))
+        .collect();
+    let logged: u64 = own.iter().filter_map(|job| job["nodes"].as_u64()).sum();
+    assert_eq!(report["jobs_done"].as_u64(), Some(own.len() as u64));
+    assert_eq!(report["nodes"].as_u64(), Some(logged));
+    assert_eq!(report["nodes"].as_u64(), Some(nodes));
+    assert_eq!(report["scans"].as_u64(), Some(scans - 1));
+    assert_eq!(report["scanned_pairs"].as_u64(), Some(pairs - root_pairs));
 }

@@ -75,6 +75,24 @@ pub struct WorkerSummary {
     pub leases: u64,
     /// Time spent waiting for lease replies.
     pub lease_wait: Duration,
+    /// The solver's counters over every game served, in [`Stats::snapshot`]'s order (nodes,
+    /// scans, scanned pairs, memo hits): the figures the core's `solve_cost` example prints
+    /// (and the nodes `solve --in-memory` reports), so a cluster's work can be set beside one
+    /// machine's.
+    ///
+    /// [`Stats::snapshot`]: hakase_core::solver::Stats::snapshot
+    pub solver: [u64; 4],
+}
+
+impl WorkerSummary {
+    /// Adds what `bench`'s solver has counted. Called once per workbench, when it is
+    /// replaced or the worker stops, since its counters only grow.
+    fn count(&mut self, bench: &Workbench) {
+        let counted = bench.solver().stats.snapshot();
+        for (total, more) in self.solver.iter_mut().zip(counted) {
+            *total += more;
+        }
+    }
 }
 
 /// The client type workers use.
@@ -149,14 +167,23 @@ pub async fn run(
     };
     let mut summary = WorkerSummary::default();
     let mut bench: Option<(String, Arc<Workbench>)> = None;
+    let summed = |mut summary: WorkerSummary, bench: &Option<(String, Arc<Workbench>)>| {
+        if let Some((_, bench)) = bench {
+            summary.count(bench);
+        }
+        summary
+    };
     loop {
         let Some(reply) = register(&mut client, &opts, &stop).await? else {
-            return Ok(summary);
+            return Ok(summed(summary, &bench));
         };
         let key = format!("{}/{}", reply.fingerprint, reply.config_json);
         let current = match &bench {
             Some((k, b)) if *k == key => b.clone(),
             _ => {
+                if let Some((_, replaced)) = &bench {
+                    summary.count(replaced);
+                }
                 let made = build_bench(&reply, &opts, db.as_ref()).await?;
                 summary.memo_loaded = made.memo.as_ref().map_or(0, |m| m.loaded());
                 tracing::info!(
@@ -172,7 +199,7 @@ pub async fn run(
         if reply.puzzle_batch {
             use crate::puzzle::{work as make_puzzles, After};
             match make_puzzles(&mut client, &opts, &reply, current, &stop, &mut summary).await? {
-                After::Stop => return Ok(summary),
+                After::Stop => return Ok(summed(summary, &bench)),
                 After::Register => continue,
             }
         }
@@ -187,7 +214,7 @@ pub async fn run(
         )
         .await?
         {
-            Next::Stop => return Ok(summary),
+            Next::Stop => return Ok(summed(summary, &bench)),
             Next::Register => continue,
         }
     }

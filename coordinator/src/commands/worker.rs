@@ -81,6 +81,12 @@ struct WorkerReport {
     /// Lease calls made, and the seconds spent waiting for their replies.
     lease_calls: u64,
     lease_wait_secs: f64,
+    /// The solver's work: the counters `solve_cost` prints for an in-memory solve, so the
+    /// cluster's total can be compared with it.
+    nodes: u64,
+    scans: u64,
+    scanned_pairs: u64,
+    memo_hits: u64,
 }
 
 impl View for WorkerReport {
@@ -96,6 +102,11 @@ impl View for WorkerReport {
             },
             plural(self.lease_calls, "lease call", "lease calls"),
             self.lease_wait_secs
+        )?;
+        writeln!(
+            out,
+            "searched: nodes {} scans {} scanned_pairs {} memo_hits {}",
+            self.nodes, self.scans, self.scanned_pairs, self.memo_hits
         )?;
         Ok(())
     }
@@ -159,6 +170,10 @@ impl Worker {
             run_finished: summary.run_finished,
             lease_calls: summary.leases,
             lease_wait_secs: summary.lease_wait.as_secs_f64(),
+            nodes: summary.solver[0],
+            scans: summary.solver[1],
+            scanned_pairs: summary.solver[2],
+            memo_hits: summary.solver[3],
         };
         emit(out, self.output, &report)
     }
