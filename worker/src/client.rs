@@ -75,10 +75,11 @@ pub struct WorkerSummary {
     pub leases: u64,
     /// Time spent waiting for lease replies.
     pub lease_wait: Duration,
-    /// The solver's counters over every game served, in [`Stats::snapshot`]'s order (nodes,
-    /// scans, scanned pairs, memo hits): the figures the core's `solve_cost` example prints
-    /// (and the nodes `solve --in-memory` reports), so a cluster's work can be set beside one
-    /// machine's.
+    /// The search solver's counters over every run served, in [`Stats::snapshot`]'s order
+    /// (nodes, scans, scanned pairs, memo hits): the figures the core's `solve_cost` example
+    /// prints (and the nodes `solve --in-memory` reports), so a cluster's work can be set
+    /// beside one machine's. Puzzle jobs are not counted: their generator has solvers of its
+    /// own.
     ///
     /// [`Stats::snapshot`]: hakase_core::solver::Stats::snapshot
     pub solver: [u64; 4],

@@ -81,8 +81,8 @@ struct WorkerReport {
     /// Lease calls made, and the seconds spent waiting for their replies.
     lease_calls: u64,
     lease_wait_secs: f64,
-    /// The solver's work: the counters `solve_cost` prints for an in-memory solve, so the
-    /// cluster's total can be compared with it.
+    /// The search's work: the counters `solve_cost` prints for an in-memory solve, so the
+    /// cluster's total can be compared with it (puzzle jobs are not counted).
     nodes: u64,
     scans: u64,
     scanned_pairs: u64,
