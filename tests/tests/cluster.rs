@@ -253,8 +253,7 @@ fn a_lone_workers_report_counts_the_same_search_as_the_one_thread_solver() {
     assert!(nodes > 0);
     // The one scan the worker does not make: the root's, which orders the first guesses
     // (the coordinator's work).
-    let loaded = load_preset(game).expect("preset");
-    let root_pairs = (loaded.answers().len() * loaded.guesses().len()) as u64;
+    let root_pairs = (solver.game().answers().len() * solver.game().guesses().len()) as u64;
 
     let dir = Scratch::new("counted");
     let log = dir.join("jobs.jsonl");

@@ -163,6 +163,7 @@ impl Worker {
             .context("worker")?;
         // Jobs still being solved are abandoned (their leases expire); do not wait for them.
         runtime.shutdown_background();
+        let [nodes, scans, scanned_pairs, memo_hits] = summary.solver;
         let report = WorkerReport {
             worker: name,
             jobs_done: summary.jobs_done,
@@ -170,10 +171,10 @@ impl Worker {
             run_finished: summary.run_finished,
             lease_calls: summary.leases,
             lease_wait_secs: summary.lease_wait.as_secs_f64(),
-            nodes: summary.solver[0],
-            scans: summary.solver[1],
-            scanned_pairs: summary.solver[2],
-            memo_hits: summary.solver[3],
+            nodes,
+            scans,
+            scanned_pairs,
+            memo_hits,
         };
         emit(out, self.output, &report)
     }
