@@ -135,6 +135,7 @@ fn completions_per_second() {
                         fingerprint: fingerprint.clone(),
                         result: Some(result),
                         results: Vec::new(),
+                        lease_jobs: 0,
                     };
                     if client.complete(request).await.is_ok() {
                         count.fetch_add(1, Ordering::Relaxed);

@@ -90,6 +90,7 @@ impl Fake {
             fingerprint: self.fingerprint.clone(),
             result: Some(result),
             results: Vec::new(),
+            lease_jobs: 0,
         };
         match self.client.complete(request).await {
             Ok(_) => Code::Ok,

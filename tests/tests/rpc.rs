@@ -217,6 +217,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             fingerprint: fp.to_string(),
             result,
             results: Vec::new(),
+            lease_jobs: 0,
         };
         assert_eq!(
             code(client.complete(complete(None, &fingerprint)).await),
@@ -296,7 +297,8 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             worker_id: reply.worker_id,
             fingerprint: fingerprint.clone(),
             result: None,
-            results: vec![good, unknown],
+            results: vec![good.clone(), unknown],
+            lease_jobs: 0,
         };
         let batched = client
             .complete(batch)
@@ -305,6 +307,42 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             .into_inner();
         assert_eq!(batched.taken, vec![true, false]);
         assert!(!batched.accepted);
+        assert!(batched.lease.is_none(), "no lease was asked for");
+        // A report may lease too, but not more than a lease may.
+        let greedy = CompleteRequest {
+            worker_id: reply.worker_id,
+            fingerprint: fingerprint.clone(),
+            result: None,
+            results: vec![good.clone()],
+            lease_jobs: 1025,
+        };
+        assert_eq!(code(client.complete(greedy).await), Code::InvalidArgument);
+        let refill = CompleteRequest {
+            worker_id: reply.worker_id,
+            fingerprint: fingerprint.clone(),
+            result: None,
+            results: vec![good.clone()],
+            lease_jobs: 2,
+        };
+        let refilled = client
+            .complete(refill)
+            .await
+            .expect("a report that leases")
+            .into_inner();
+        assert_eq!(refilled.taken, vec![true]);
+        let refill = refilled.lease.expect("the lease asked for with the report");
+        // One result of many is in and nobody else leases: the queue has jobs to spare.
+        assert!(!refill.finished);
+        assert_eq!(refill.jobs.len(), 2, "{refill:?}");
+        for job in &refill.jobs {
+            let (leased, _, _) = JobSpec::from_proto(
+                job,
+                bench.game().answers().len(),
+                bench.game().guesses().len(),
+            )
+            .expect("a valid job");
+            assert_ne!(leased, id, "the job just reported is not handed out again");
+        }
         let decoded = JobAnswer::from_proto(&answer.to_proto(id), bench.game().guesses().len())
             .expect("round trip");
         assert_eq!(decoded.1.outcome, answer.outcome);

@@ -472,19 +472,42 @@ impl Engine {
     /// of handing the job to another worker. Without this, the leases of the last moments
     /// before a kill were lost, and jobs a worker still held were computed twice.
     pub fn lease(&self, worker: u64, max: usize) -> Result<Option<Vec<Leased>>, ClusterError> {
-        let Some((out, records)) = self.take_jobs(worker, max) else {
+        let Some((out, wrote)) = self.store_lease(worker, max)? else {
             return Ok(None);
         };
-        if !records.is_empty() {
-            for (id, spec, status) in &records {
-                if let Some(spec) = spec {
-                    self.store.put_spec(*id, spec)?;
-                }
-                self.store.put_status(*id, *status)?;
-            }
+        if wrote {
             self.store.sync()?;
         }
         Ok(Some(out))
+    }
+
+    /// [`lease`](Self::lease) without the closing sync, for a caller that syncs anyway
+    /// before it replies (a batch report that leases too): one disk sync covers both.
+    pub fn lease_unsynced(
+        &self,
+        worker: u64,
+        max: usize,
+    ) -> Result<Option<Vec<Leased>>, ClusterError> {
+        Ok(self.store_lease(worker, max)?.map(|(out, _)| out))
+    }
+
+    /// Takes up to `max` jobs for `worker` and writes their lease records (not synced);
+    /// true with them when there were records to write.
+    fn store_lease(
+        &self,
+        worker: u64,
+        max: usize,
+    ) -> Result<Option<(Vec<Leased>, bool)>, ClusterError> {
+        let Some((out, records)) = self.take_jobs(worker, max) else {
+            return Ok(None);
+        };
+        for (id, spec, status) in &records {
+            if let Some(spec) = spec {
+                self.store.put_spec(*id, spec)?;
+            }
+            self.store.put_status(*id, *status)?;
+        }
+        Ok(Some((out, !records.is_empty())))
     }
 
     /// Takes up to `max` jobs for `worker` under the lock; returns them with the lease
@@ -893,11 +916,16 @@ impl Engine {
         };
         let on_coordinator = worker == COORDINATOR;
         if let Some(log) = &self.job_log {
+            let first = state
+                .jobs
+                .get(&id)
+                .map(|e| e.priority.0)
+                .filter(|&i| i != u32::MAX);
             let mut line = JobLine::new(
                 self.started.elapsed().as_millis() as u64,
                 worker,
                 &recheck.spec,
-                None,
+                first,
                 &answer,
                 self.game.answers().len(),
             );

@@ -27,7 +27,7 @@ use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
-use super::engine::{Engine, Told};
+use super::engine::{Engine, Leased, Told};
 use super::error::ClusterError;
 
 /// Most jobs one lease may ask for.
@@ -149,6 +149,33 @@ impl Services {
             .map(|(value, first_index)| Incumbent { value, first_index })
     }
 
+    /// The reply to a lease (a call of its own or one asked with a report): `None` from the
+    /// engine is the run's end.
+    fn lease_reply(&self, leased: Option<Vec<Leased>>) -> LeaseReply {
+        match leased {
+            None => LeaseReply {
+                jobs: Vec::new(),
+                finished: true,
+                retry_ms: 0,
+                incumbent: None,
+            },
+            Some(jobs) => LeaseReply {
+                retry_ms: if jobs.is_empty() { 5 } else { 0 },
+                jobs: jobs
+                    .iter()
+                    .map(|j| {
+                        let mut job = j.spec.to_proto(j.id, j.beta);
+                        job.first_index = j.first.map_or(0, |i| i + 1);
+                        job.recheck = j.recheck;
+                        job
+                    })
+                    .collect(),
+                finished: false,
+                incumbent: self.incumbent(),
+            },
+        }
+    }
+
     fn check_game(&self, fingerprint: &str) -> Result<(), Status> {
         if fingerprint == self.fingerprint {
             Ok(())
@@ -254,28 +281,7 @@ impl Cluster for Services {
             .await
             .map_err(|e| Status::internal(e.to_string()))?
             .map_err(to_status)?;
-        Ok(Response::new(match leased {
-            None => LeaseReply {
-                jobs: Vec::new(),
-                finished: true,
-                retry_ms: 0,
-                incumbent: None,
-            },
-            Some(jobs) => LeaseReply {
-                retry_ms: if jobs.is_empty() { 5 } else { 0 },
-                jobs: jobs
-                    .iter()
-                    .map(|j| {
-                        let mut job = j.spec.to_proto(j.id, j.beta);
-                        job.first_index = j.first.map_or(0, |i| i + 1);
-                        job.recheck = j.recheck;
-                        job
-                    })
-                    .collect(),
-                finished: false,
-                incumbent: self.incumbent(),
-            },
-        }))
+        Ok(Response::new(self.lease_reply(leased)))
     }
 
     async fn heartbeat(
@@ -314,6 +320,11 @@ impl Cluster for Services {
                 "more than {MAX_LEASE} results in one report"
             )));
         }
+        if request.lease_jobs > MAX_LEASE {
+            return Err(Status::invalid_argument(format!(
+                "lease_jobs must be at most {MAX_LEASE}"
+            )));
+        }
         let guesses = self.engine.game.guesses().len();
         let answers = request
             .result
@@ -324,8 +335,10 @@ impl Cluster for Services {
         let engine = self.engine.clone();
         let worker = request.worker_id;
         let batch = request.result.is_none();
-        // One disk sync for the whole batch, before the reply acknowledges any of it.
-        let outcomes = tokio::task::spawn_blocking(move || {
+        let lease_jobs = request.lease_jobs as usize;
+        // One disk sync for the whole batch and the lease asked with it, before the reply
+        // acknowledges any of it.
+        let (outcomes, leased) = tokio::task::spawn_blocking(move || {
             let mut outcomes = Vec::with_capacity(answers.len());
             for (id, answer) in answers {
                 match engine.complete(worker, id, answer, false) {
@@ -334,8 +347,12 @@ impl Cluster for Services {
                     Err(err) => return Err(err),
                 }
             }
+            let leased = match lease_jobs {
+                0 => None,
+                max => Some(engine.lease_unsynced(worker, max)?),
+            };
             engine.store().sync()?;
-            Ok(outcomes)
+            Ok((outcomes, leased))
         })
         .await
         .map_err(|e| Status::internal(e.to_string()))?
@@ -344,6 +361,7 @@ impl Cluster for Services {
             accepted: outcomes.iter().all(|o| *o == Some(true)),
             incumbent: self.incumbent(),
             taken: outcomes.iter().map(Option::is_some).collect(),
+            lease: leased.map(|leased| self.lease_reply(leased)),
         }))
     }
 }
