@@ -12,8 +12,8 @@ use hakase_core::solver::{Outcome, SolverConfig};
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{
-    CompleteRequest, HeartbeatRequest, Incumbent, LeaseRequest, RegisterReply, RegisterRequest,
-    WatchIncumbentRequest,
+    CompleteRequest, HeartbeatRequest, Incumbent, LeaseReply, LeaseRequest, RegisterReply,
+    RegisterRequest, WatchIncumbentRequest,
 };
 use hakase_proto::MAX_MESSAGE_BYTES;
 use tokio::sync::{mpsc, watch};
@@ -73,6 +73,8 @@ pub struct WorkerSummary {
     pub run_finished: bool,
     /// Lease calls made.
     pub leases: u64,
+    /// Leases that came with a report's acknowledgement instead (no call of their own).
+    pub report_leases: u64,
     /// Time spent waiting for lease replies.
     pub lease_wait: Duration,
     /// The search solver's counters over every run served, in [`Stats::snapshot`]'s order
@@ -346,9 +348,68 @@ const REPORT_DELAY: Duration = Duration::from_millis(200);
 /// Results that are reported at once however young they are.
 const REPORT_BATCH: usize = 16;
 
-/// What a batch report hands back: per job, whether the coordinator took the result, and
-/// the answer (for the job log); and the best total the coordinator knows.
-type Reported = Result<(Vec<(JobId, bool, JobAnswer)>, Option<Incumbent>), WorkerError>;
+/// What a batch report hands back.
+struct Reported {
+    /// Per job, whether the coordinator took the result, and the answer (for the job log).
+    done: Vec<(JobId, bool, JobAnswer)>,
+    /// The best total the coordinator knows.
+    best: Option<Incumbent>,
+    /// The lease asked for with the report, if one was.
+    lease: Option<LeaseReply>,
+}
+
+/// What a lease reply told the worker.
+enum Leasing {
+    /// Jobs were queued (or none were new).
+    Queued,
+    /// None was free: ask again after this long.
+    Empty(Duration),
+    /// The run is over.
+    Finished,
+}
+
+/// Queues a lease reply's new jobs to be solved, and takes the incumbent it carries.
+fn queue_lease(
+    lease: LeaseReply,
+    incumbent: &SharedIncumbent,
+    active: &mut HashSet<JobId>,
+    queue: &Arc<RunQueue<Started>>,
+    shape: (usize, usize),
+    delay: Duration,
+) -> Leasing {
+    if lease.finished {
+        tracing::debug!("the run is over");
+        return Leasing::Finished;
+    }
+    if let Some(best) = &lease.incumbent {
+        incumbent.offer(best.value, best.first_index);
+    }
+    if lease.jobs.is_empty() {
+        return Leasing::Empty(Duration::from_millis(lease.retry_ms.clamp(5, 2000)));
+    }
+    let (answers, guesses) = shape;
+    for job in &lease.jobs {
+        let (id, spec, beta) = match JobSpec::from_proto(job, answers, guesses) {
+            Ok(parsed) => parsed,
+            Err(err) => {
+                tracing::warn!(%err, "skipping a malformed job");
+                continue;
+            }
+        };
+        if !active.insert(id) {
+            continue;
+        }
+        queue.push(Started {
+            id,
+            spec,
+            beta,
+            first: job.first_index.checked_sub(1),
+            recheck: job.recheck,
+            delay,
+        });
+    }
+    Leasing::Queued
+}
 
 #[allow(clippy::too_many_arguments)]
 async fn work(
@@ -397,7 +458,9 @@ async fn work(
     };
     let queue = RunQueue::new(opts.slots, run);
     let _queued = ClearOnDrop(queue.clone());
-    let mut reports: JoinSet<Reported> = JoinSet::new();
+    let mut reports: JoinSet<Result<Reported, WorkerError>> = JoinSet::new();
+    // A report in flight carries a lease: no other lease until it is back.
+    let mut lease_in_report = false;
     let mut pending: Vec<(JobId, JobAnswer)> = Vec::new();
     let mut pending_since = tokio::time::Instant::now();
     let mut in_flight = 0usize;
@@ -416,8 +479,15 @@ async fn work(
         worker_id: reply.worker_id,
         fingerprint: reply.fingerprint.as_str().into(),
     };
-    let report_batch = |batch: Vec<(JobId, JobAnswer)>| {
-        report(reporter.clone(), sender.clone(), batch, stop.clone())
+    let shape = (answers, guesses);
+    let report_batch = |batch: Vec<(JobId, JobAnswer)>, lease_jobs: usize| {
+        report(
+            reporter.clone(),
+            sender.clone(),
+            batch,
+            lease_jobs as u32,
+            stop.clone(),
+        )
     };
     let take = |done: Vec<(JobId, bool, JobAnswer)>,
                 active: &mut HashSet<JobId>,
@@ -436,16 +506,16 @@ async fn work(
         if *stop.borrow() || (finished && active.is_empty()) {
             // Report what is already solved (one attempt when stopping), then stop.
             while let Some(joined) = reports.join_next().await {
-                if let Ok(Ok((done, _))) = joined {
-                    take(done, &mut active, summary);
+                if let Ok(Ok(reported)) = joined {
+                    take(reported.done, &mut active, summary);
                 }
             }
             while let Ok((id, answer, _)) = done_rx.try_recv() {
                 pending.push((id, answer));
             }
             if !pending.is_empty() {
-                if let Ok((done, _)) = report_batch(std::mem::take(&mut pending)).await {
-                    take(done, &mut active, summary);
+                if let Ok(reported) = report_batch(std::mem::take(&mut pending), 0).await {
+                    take(reported.done, &mut active, summary);
                 }
             }
             while syncing.join_next().await.is_some() {}
@@ -463,24 +533,30 @@ async fn work(
                 || pending
                     .iter()
                     .any(|(_, answer)| matches!(answer.outcome, Outcome::Exact { .. })));
-        if in_flight == 0 && report_due {
-            let batch = std::mem::take(&mut pending);
-            in_flight = batch.len();
-            reports.spawn(report_batch(batch));
-        }
-        // Jobs whose results are being reported do not hold a slot (up to a limit).
+        // Jobs whose results are being reported do not hold a slot (up to a limit); sending
+        // the report below does not change how many are.
         let reporting = pending.len() + in_flight;
-        // Leases refill half the held jobs at once: one lease per finished job made the
-        // lease round trips (each one a disk sync at the coordinator) half a worker's time
-        // on a game of 2 ms jobs.
+        // A lease call of its own waits until half the held jobs are done: one lease per
+        // finished job made the lease round trips (each one a disk sync at the coordinator)
+        // half a worker's time on a game of 2 ms jobs. A report refills every open slot, as
+        // its round trip and its sync are paid anyway.
         let held = hold.jobs(incumbent.known());
         let open = held.saturating_sub(active.len().saturating_sub(reporting));
-        let free = if reporting >= MAX_REPORTING || open < held.div_ceil(2) {
+        let refill = if reporting >= MAX_REPORTING || finished {
             0
         } else {
             open
         };
-        if free > 0 && !finished && tokio::time::Instant::now() >= next_lease {
+        let free = if refill < held.div_ceil(2) { 0 } else { refill };
+        let lease_now = free > 0 && !lease_in_report && tokio::time::Instant::now() >= next_lease;
+        if in_flight == 0 && !pending.is_empty() && (report_due || lease_now) {
+            // A lease due goes with the results, and a report due leases what it can: one
+            // round trip, and one disk sync at the coordinator, instead of two.
+            let batch = std::mem::take(&mut pending);
+            in_flight = batch.len();
+            lease_in_report = refill > 0;
+            reports.spawn(report_batch(batch, refill));
+        } else if lease_now {
             let request = LeaseRequest {
                 worker_id: reply.worker_id,
                 fingerprint: reply.fingerprint.clone(),
@@ -493,39 +569,21 @@ async fn work(
             match leased {
                 Ok(lease) => {
                     backoff = Duration::from_millis(100);
-                    let lease = lease.into_inner();
-                    if lease.finished {
-                        tracing::debug!("the run is over");
-                        finished = true;
-                        continue;
-                    }
-                    if let Some(best) = &lease.incumbent {
-                        incumbent.offer(best.value, best.first_index);
-                    }
-                    if lease.jobs.is_empty() {
-                        next_lease = tokio::time::Instant::now()
-                            + Duration::from_millis(lease.retry_ms.clamp(5, 2000));
-                    }
-                    for job in &lease.jobs {
-                        let (id, spec, beta) = match JobSpec::from_proto(job, answers, guesses) {
-                            Ok(parsed) => parsed,
-                            Err(err) => {
-                                tracing::warn!(%err, "skipping a malformed job");
-                                continue;
-                            }
-                        };
-                        if !active.insert(id) {
+                    let queued = queue_lease(
+                        lease.into_inner(),
+                        &incumbent,
+                        &mut active,
+                        &queue,
+                        shape,
+                        opts.job_delay,
+                    );
+                    match queued {
+                        Leasing::Queued => {}
+                        Leasing::Empty(retry) => next_lease = tokio::time::Instant::now() + retry,
+                        Leasing::Finished => {
+                            finished = true;
                             continue;
                         }
-                        let job = Started {
-                            id,
-                            spec,
-                            beta,
-                            first: job.first_index.checked_sub(1),
-                            recheck: job.recheck,
-                            delay: opts.job_delay,
-                        };
-                        queue.push(job);
                     }
                 }
                 Err(status) if transient(&status) => {
@@ -539,7 +597,7 @@ async fn work(
                 Err(status) => return Err(WorkerError::Refused(explain(&status))),
             }
         }
-        let lease_due = free > 0 && !finished;
+        let lease_due = free > 0 && !lease_in_report;
         tokio::select! {
             Some((id, answer, took)) = done_rx.recv() => {
                 if pending.is_empty() {
@@ -554,14 +612,31 @@ async fn work(
             }
             Some(joined) = reports.join_next() => {
                 in_flight = 0;
-                let (done, best) = match joined {
+                lease_in_report = false;
+                let reported = match joined {
                     Ok(result) => result?,
                     Err(err) => return Err(WorkerError::Protocol(format!("reporting task: {err}"))),
                 };
-                if let Some(best) = best {
+                if let Some(best) = reported.best {
                     incumbent.offer(best.value, best.first_index);
                 }
-                take(done, &mut active, summary);
+                take(reported.done, &mut active, summary);
+                if let Some(lease) = reported.lease {
+                    summary.report_leases += 1;
+                    let queued = queue_lease(
+                        lease,
+                        &incumbent,
+                        &mut active,
+                        &queue,
+                        shape,
+                        opts.job_delay,
+                    );
+                    match queued {
+                        Leasing::Queued => {}
+                        Leasing::Empty(retry) => next_lease = tokio::time::Instant::now() + retry,
+                        Leasing::Finished => finished = true,
+                    }
+                }
             }
             _ = heartbeat.tick() => {
                 if !active.is_empty() {
@@ -681,15 +756,16 @@ async fn report(
     mut client: Client,
     sender: Sender,
     batch: Vec<(JobId, JobAnswer)>,
+    lease_jobs: u32,
     stop: watch::Receiver<bool>,
-) -> Reported {
-    let (taken, best) = complete(&mut client, &sender, &batch, &stop).await?;
+) -> Result<Reported, WorkerError> {
+    let (taken, best, lease) = complete(&mut client, &sender, &batch, lease_jobs, &stop).await?;
     let done = batch
         .into_iter()
         .enumerate()
         .map(|(k, (id, answer))| (id, taken.get(k).copied().unwrap_or(false), answer))
         .collect();
-    Ok((done, best))
+    Ok(Reported { done, best, lease })
 }
 
 /// How the job log writes an answer.
@@ -709,16 +785,18 @@ async fn flush(bench: &Arc<Workbench>) {
     }
 }
 
-/// Reports a batch of results until the coordinator takes it; per result, false when it was
-/// dropped (stopping, or the coordinator does not know the job).
+/// Reports a batch of results (leasing `lease_jobs` more with them) until the coordinator
+/// takes it; per result, false when it was dropped (stopping, or the coordinator does not
+/// know the job).
 async fn complete(
     client: &mut Client,
     sender: &Sender,
     batch: &[(JobId, JobAnswer)],
+    lease_jobs: u32,
     stop: &watch::Receiver<bool>,
-) -> Result<(Vec<bool>, Option<Incumbent>), WorkerError> {
+) -> Result<(Vec<bool>, Option<Incumbent>, Option<LeaseReply>), WorkerError> {
     let mut backoff = Duration::from_millis(100);
-    let dropped = || (vec![false; batch.len()], None);
+    let dropped = || (vec![false; batch.len()], None, None);
     loop {
         let request = CompleteRequest {
             worker_id: sender.worker_id,
@@ -728,11 +806,12 @@ async fn complete(
                 .iter()
                 .map(|(id, answer)| answer.to_proto(*id))
                 .collect(),
+            lease_jobs,
         };
         match client.complete(request).await {
             Ok(done) => {
                 let done = done.into_inner();
-                return Ok((done.taken, done.incumbent));
+                return Ok((done.taken, done.incumbent, done.lease));
             }
             Err(status) if transient(&status) => {
                 if wait(stop, backoff).await {

@@ -81,6 +81,8 @@ struct WorkerReport {
     /// Lease calls made, and the seconds spent waiting for their replies.
     lease_calls: u64,
     lease_wait_secs: f64,
+    /// Leases that came back with a report of results (no call of their own).
+    report_leases: u64,
     /// The search's work: the counters `solve_cost` prints for an in-memory solve, so the
     /// cluster's total can be compared with it (puzzle jobs are not counted).
     nodes: u64,
@@ -93,7 +95,7 @@ impl View for WorkerReport {
     fn text(&self, out: &mut dyn Write) -> Result<()> {
         writeln!(
             out,
-            "worker stopped: {} done, run {}; {} waited {:.1} s",
+            "worker stopped: {} done, run {}; {} waited {:.1} s; {} with reports",
             plural(self.jobs_done, "job", "jobs"),
             if self.run_finished {
                 "finished"
@@ -101,7 +103,8 @@ impl View for WorkerReport {
                 "not finished"
             },
             plural(self.lease_calls, "lease call", "lease calls"),
-            self.lease_wait_secs
+            self.lease_wait_secs,
+            plural(self.report_leases, "lease", "leases")
         )?;
         writeln!(
             out,
@@ -171,6 +174,7 @@ impl Worker {
             run_finished: summary.run_finished,
             lease_calls: summary.leases,
             lease_wait_secs: summary.lease_wait.as_secs_f64(),
+            report_leases: summary.report_leases,
             nodes,
             scans,
             scanned_pairs,
