@@ -294,4 +294,6 @@ fn a_lone_workers_report_counts_the_same_search_as_the_one_thread_solver() {
     assert_eq!(report["nodes"].as_u64(), Some(nodes));
     assert_eq!(report["scans"].as_u64(), Some(scans - 1));
     assert_eq!(report["scanned_pairs"].as_u64(), Some(pairs - root_pairs));
+    // Reports refill the slots they free: jobs come back with acknowledgements.
+    assert!(report["report_leases"].as_u64() > Some(0), "{report}");
 }
