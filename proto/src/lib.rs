@@ -30,6 +30,10 @@ pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("haka
 /// that a hostile peer cannot make us allocate without bound.
 pub const MAX_MESSAGE_BYTES: usize = 32 * 1024 * 1024;
 
+/// Most jobs one lease may ask for, and most results one report may carry: a worker with
+/// many threads holds more than that, so it asks and reports in pieces of this size.
+pub const MAX_LEASE: u32 = 1024;
+
 /// Metadata key carrying the shared token.
 pub const AUTH_HEADER: &str = "authorization";
 

@@ -297,3 +297,48 @@ fn a_lone_workers_report_counts_the_same_search_as_the_one_thread_solver() {
     // Reports refill the slots they free: jobs come back with acknowledgements.
     assert!(report["report_leases"].as_u64() > Some(0), "{report}");
 }
+
+/// A worker with more threads than one lease may ask for (1,024 jobs) holds more jobs than
+/// that: it leases and reports in pieces of that size instead of being refused (it was:
+/// "max_jobs must be between 1 and 1024").
+#[test]
+fn a_worker_holding_more_jobs_than_one_lease_carries_is_served() {
+    let game = "pokemon-today";
+    let reference = core_solution(game, SolverConfig::default());
+    let dir = Scratch::new("wide");
+    let (mut coordinator, url) =
+        start_coordinator(&dir, "coordinator", &dir.join("db"), &["--game", game]);
+    let cache = dir.join("wide-cache").to_string_lossy().to_string();
+    let mut worker = Proc::start(
+        &dir,
+        "worker",
+        &[
+            "worker",
+            "--connect",
+            &url,
+            "--threads",
+            "40",
+            "--cache",
+            &cache,
+            "--json",
+        ],
+    );
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "coordinator failed:\n{}",
+        coordinator.errors()
+    );
+    assert_eq!(
+        essentials_of_output(&coordinator.output()),
+        essentials(&reference)
+    );
+    assert!(
+        worker.wait(Duration::from_secs(60)).success(),
+        "{}",
+        worker.errors()
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&worker.output()).expect("the worker's JSON report");
+    assert_eq!(report["run_finished"], serde_json::Value::Bool(true));
+    assert!(report["jobs_done"].as_u64() > Some(0), "{report}");
+}

@@ -15,7 +15,7 @@ use hakase_proto::v1::{
     CompleteRequest, HeartbeatRequest, Incumbent, LeaseReply, LeaseRequest, RegisterReply,
     RegisterRequest, WatchIncumbentRequest,
 };
-use hakase_proto::MAX_MESSAGE_BYTES;
+use hakase_proto::{MAX_LEASE, MAX_MESSAGE_BYTES};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tonic::codegen::InterceptedService;
@@ -516,8 +516,11 @@ async fn work(
             while let Ok((id, answer, _)) = done_rx.try_recv() {
                 pending.push((id, answer));
             }
-            if !pending.is_empty() {
-                if let Ok(reported) = report_batch(std::mem::take(&mut pending), 0).await {
+            while !pending.is_empty() {
+                let batch = pending
+                    .drain(..pending.len().min(MAX_LEASE as usize))
+                    .collect();
+                if let Ok(reported) = report_batch(batch, 0).await {
                     take(reported.done, &mut active, summary);
                 }
             }
@@ -548,14 +551,20 @@ async fn work(
         let refill = if reporting >= MAX_REPORTING || finished {
             0
         } else {
-            open
+            open.min(MAX_LEASE as usize)
         };
-        let free = if refill < held.div_ceil(2) { 0 } else { refill };
+        let free = if refill < held.div_ceil(2).min(MAX_LEASE as usize) {
+            0
+        } else {
+            refill
+        };
         let lease_now = free > 0 && !lease_in_report && tokio::time::Instant::now() >= next_lease;
         if in_flight == 0 && !pending.is_empty() && (report_due || lease_now) {
             // A lease due goes with the results, and a report due leases what it can: one
             // round trip, and one disk sync at the coordinator, instead of two.
-            let batch = std::mem::take(&mut pending);
+            let batch: Vec<_> = pending
+                .drain(..pending.len().min(MAX_LEASE as usize))
+                .collect();
             in_flight = batch.len();
             lease_in_report = refill > 0;
             reports.spawn(report_batch(batch, refill));

@@ -30,8 +30,7 @@ use tonic::{Request, Response, Status};
 use super::engine::{Engine, Leased, Told};
 use super::error::ClusterError;
 
-/// Most jobs one lease may ask for.
-pub const MAX_LEASE: u32 = 1024;
+pub use hakase_proto::MAX_LEASE;
 /// Most job ids one heartbeat may carry.
 pub const MAX_HEARTBEAT_IDS: usize = 65_536;
 
