@@ -361,57 +361,60 @@ struct Reported {
     lease: Option<LeaseReply>,
 }
 
-/// What a lease reply told the worker.
-enum Leasing {
-    /// Jobs were queued (or none were new).
-    Queued,
-    /// None was free: ask again after this long.
-    Empty(Duration),
-    /// The run is over.
-    Finished,
-}
-
-/// Queues a lease reply's new jobs to be solved, and takes the incumbent it carries.
-fn queue_lease(
-    lease: LeaseReply,
-    incumbent: &SharedIncumbent,
-    active: &mut HashSet<JobId>,
-    queue: &Arc<RunQueue<Started>>,
+/// Where a lease reply's jobs go: the same for a lease call and a lease that came with a
+/// report.
+struct Intake<'a> {
+    incumbent: &'a SharedIncumbent,
+    queue: &'a Arc<RunQueue<Started>>,
+    /// Answers and guesses of the game, to check each job against.
     shape: (usize, usize),
     delay: Duration,
-) -> Leasing {
-    if lease.finished {
-        tracing::debug!("the run is over");
-        return Leasing::Finished;
-    }
-    if let Some(best) = &lease.incumbent {
-        incumbent.offer(best.value, best.first_index);
-    }
-    if lease.jobs.is_empty() {
-        return Leasing::Empty(Duration::from_millis(lease.retry_ms.clamp(5, 2000)));
-    }
-    let (answers, guesses) = shape;
-    for job in &lease.jobs {
-        let (id, spec, beta) = match JobSpec::from_proto(job, answers, guesses) {
-            Ok(parsed) => parsed,
-            Err(err) => {
-                tracing::warn!(%err, "skipping a malformed job");
+}
+
+impl Intake<'_> {
+    /// Queues a lease reply's new jobs to be solved and takes the incumbent it carries; with
+    /// no job free, sets when to ask again. True when the reply says the run is over.
+    fn take(
+        &self,
+        lease: LeaseReply,
+        active: &mut HashSet<JobId>,
+        next_lease: &mut tokio::time::Instant,
+    ) -> bool {
+        if lease.finished {
+            tracing::debug!("the run is over");
+            return true;
+        }
+        if let Some(best) = &lease.incumbent {
+            self.incumbent.offer(best.value, best.first_index);
+        }
+        if lease.jobs.is_empty() {
+            *next_lease =
+                tokio::time::Instant::now() + Duration::from_millis(lease.retry_ms.clamp(5, 2000));
+            return false;
+        }
+        let (answers, guesses) = self.shape;
+        for job in &lease.jobs {
+            let (id, spec, beta) = match JobSpec::from_proto(job, answers, guesses) {
+                Ok(parsed) => parsed,
+                Err(err) => {
+                    tracing::warn!(%err, "skipping a malformed job");
+                    continue;
+                }
+            };
+            if !active.insert(id) {
                 continue;
             }
-        };
-        if !active.insert(id) {
-            continue;
+            self.queue.push(Started {
+                id,
+                spec,
+                beta,
+                first: job.first_index.checked_sub(1),
+                recheck: job.recheck,
+                delay: self.delay,
+            });
         }
-        queue.push(Started {
-            id,
-            spec,
-            beta,
-            first: job.first_index.checked_sub(1),
-            recheck: job.recheck,
-            delay,
-        });
+        false
     }
-    Leasing::Queued
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -475,14 +478,17 @@ async fn work(
     let mut next_lease = tokio::time::Instant::now();
     let mut backoff = Duration::from_millis(100);
     let mut finished = false;
-    let answers = bench.game().answers().len();
-    let guesses = bench.game().guesses().len();
+    let intake = Intake {
+        incumbent: &incumbent,
+        queue: &queue,
+        shape: (bench.game().answers().len(), bench.game().guesses().len()),
+        delay: opts.job_delay,
+    };
     let reporter = client.clone();
     let sender = Sender {
         worker_id: reply.worker_id,
         fingerprint: reply.fingerprint.as_str().into(),
     };
-    let shape = (answers, guesses);
     let report_batch = |batch: Vec<(JobId, JobAnswer)>, lease_jobs: usize| {
         report(
             reporter.clone(),
@@ -581,21 +587,9 @@ async fn work(
             match leased {
                 Ok(lease) => {
                     backoff = Duration::from_millis(100);
-                    let queued = queue_lease(
-                        lease.into_inner(),
-                        &incumbent,
-                        &mut active,
-                        &queue,
-                        shape,
-                        opts.job_delay,
-                    );
-                    match queued {
-                        Leasing::Queued => {}
-                        Leasing::Empty(retry) => next_lease = tokio::time::Instant::now() + retry,
-                        Leasing::Finished => {
-                            finished = true;
-                            continue;
-                        }
+                    if intake.take(lease.into_inner(), &mut active, &mut next_lease) {
+                        finished = true;
+                        continue;
                     }
                 }
                 Err(status) if transient(&status) => {
@@ -635,19 +629,7 @@ async fn work(
                 take(reported.done, &mut active, summary);
                 if let Some(lease) = reported.lease {
                     summary.report_leases += 1;
-                    let queued = queue_lease(
-                        lease,
-                        &incumbent,
-                        &mut active,
-                        &queue,
-                        shape,
-                        opts.job_delay,
-                    );
-                    match queued {
-                        Leasing::Queued => {}
-                        Leasing::Empty(retry) => next_lease = tokio::time::Instant::now() + retry,
-                        Leasing::Finished => finished = true,
-                    }
+                    finished |= intake.take(lease, &mut active, &mut next_lease);
                 }
             }
             _ = heartbeat.tick() => {
