@@ -372,13 +372,14 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
     assert!(doc["status"]["counters"]["rejected"].as_u64() >= Some(1));
     assert!(worker.wait(Duration::from_secs(60)).success());
 
-    // The stream told better and better totals down to the optimum, and ended when the
-    // coordinator stopped (else its graceful shutdown would have waited on it).
+    // The stream told better and better totals down to the optimum (the same one again
+    // when the audit's last re-runs wait for idle workers, never a worse one), and ended
+    // when the coordinator stopped (else its graceful shutdown would have waited on it).
     let seen = runtime
         .block_on(async { tokio::time::timeout(Duration::from_secs(30), watched).await })
         .expect("the stream ended with the coordinator")
         .expect("the reading task");
-    assert!(seen.windows(2).all(|w| w[1] < w[0]), "{seen:?}");
+    assert!(seen.windows(2).all(|w| w[1] <= w[0]), "{seen:?}");
     let optimum = match reference.best.as_ref().map(|b| b.outcome) {
         Some(Outcome::Exact { value, .. }) => value,
         other => panic!("the reference has no exact best: {other:?}"),

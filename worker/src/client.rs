@@ -16,7 +16,7 @@ use hakase_proto::v1::{
     RegisterRequest, WatchIncumbentRequest,
 };
 use hakase_proto::{MAX_LEASE, MAX_MESSAGE_BYTES};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, watch, Notify};
 use tokio::task::JoinSet;
 use tonic::codegen::InterceptedService;
 use tonic::transport::Channel;
@@ -433,6 +433,8 @@ async fn work(
     // are reported in the background, one batch at a time and in the order they were found.
     let mut hold = Hold::new(opts.slots);
     let incumbent = Arc::new(SharedIncumbent::default());
+    // Each message on the incumbent stream: an idle worker asks for jobs at once.
+    let told = Arc::new(Notify::new());
     // Dropped (so stopped) when this run's work ends.
     let mut watching = JoinSet::new();
     watching.spawn(follow_incumbent(
@@ -442,6 +444,7 @@ async fn work(
             fingerprint: reply.fingerprint.clone(),
         },
         incumbent.clone(),
+        told.clone(),
     ));
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer, Duration)>();
     // Runs on a pool thread; a job that panics sends nothing (its lease runs out).
@@ -655,6 +658,9 @@ async fn work(
             Some(_) = syncing.join_next() => {}
             // The stream ends when the run is over: ask now, not at the next poll, to hear it.
             Some(_) = watching.join_next() => next_lease = tokio::time::Instant::now(),
+            // The coordinator tells again when it has jobs for idle workers (the audit's
+            // re-runs at the end of a search): ask now, not at the next poll.
+            _ = told.notified(), if lease_due => next_lease = tokio::time::Instant::now(),
             _ = tokio::time::sleep_until(next_lease), if lease_due => {}
             _ = tokio::time::sleep_until(report_at), if in_flight == 0 && !pending.is_empty() => {}
             _ = stop_rx.changed() => {}
@@ -667,11 +673,13 @@ async fn work(
 /// search, instead of at this worker's next lease or report. Ends quietly with the stream
 /// (the run is over, a coordinator without it, a lost connection): leases, reports and
 /// heartbeats still carry the incumbent, and the worker's next lease says whether the run
-/// is over.
+/// is over. Every message also wakes the work loop through `wake`: a coordinator tells the
+/// total again when jobs wait for idle workers.
 async fn follow_incumbent(
     mut client: Client,
     request: WatchIncumbentRequest,
     incumbent: Arc<SharedIncumbent>,
+    wake: Arc<Notify>,
 ) {
     let mut told = match client.watch_incumbent(request).await {
         Ok(stream) => stream.into_inner(),
@@ -682,7 +690,10 @@ async fn follow_incumbent(
     };
     loop {
         match told.message().await {
-            Ok(Some(best)) => incumbent.offer(best.value, best.first_index),
+            Ok(Some(best)) => {
+                incumbent.offer(best.value, best.first_index);
+                wake.notify_one();
+            }
             Ok(None) => return,
             Err(status) => {
                 tracing::debug!(code = ?status.code(), "incumbent stream ended");
