@@ -4,7 +4,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -89,13 +89,28 @@ pub struct Proc {
 impl Proc {
     /// Starts `hakase ARGS` with the test token, output to `<name>.out` / `<name>.err`.
     pub fn start(dir: &Scratch, name: &str, args: &[&str]) -> Proc {
+        Proc::start_with_input(dir, name, args, Stdio::null())
+    }
+
+    /// [`Proc::start`] with its standard input written through the returned pipe.
+    pub fn start_piped(dir: &Scratch, name: &str, args: &[&str]) -> (Proc, ChildStdin) {
+        let mut proc = Proc::start_with_input(dir, name, args, Stdio::piped());
+        let input = proc
+            .child
+            .as_mut()
+            .and_then(|child| child.stdin.take())
+            .expect("a piped stdin");
+        (proc, input)
+    }
+
+    fn start_with_input(dir: &Scratch, name: &str, args: &[&str], stdin: Stdio) -> Proc {
         let stdout = dir.join(&format!("{name}.out"));
         let stderr = dir.join(&format!("{name}.err"));
         let child = Command::new(hakase_bin())
             .args(args)
             .env("HAKASE_TOKEN", TOKEN)
             .env("RUST_LOG", "info")
-            .stdin(Stdio::null())
+            .stdin(stdin)
             .stdout(File::create(&stdout).expect("stdout file"))
             .stderr(File::create(&stderr).expect("stderr file"))
             .spawn()

@@ -342,3 +342,56 @@ fn a_worker_holding_more_jobs_than_one_lease_carries_is_served() {
     assert_eq!(report["run_finished"], serde_json::Value::Bool(true));
     assert!(report["jobs_done"].as_u64() > Some(0), "{report}");
 }
+
+#[test]
+fn a_worker_started_before_the_coordinator_reads_its_address_from_standard_input() {
+    let game = "pokemon-qiita2023";
+    let dir = Scratch::new("stdin-address");
+    let cache = dir.join("early-cache").to_string_lossy().to_string();
+    let args = [
+        "worker",
+        "--connect",
+        "-",
+        "--threads",
+        "1",
+        "--cache",
+        &cache,
+    ];
+    // Started first, as `scripts/cluster-once` starts its workers: it waits for a URL.
+    let (mut early, mut input) = Proc::start_piped(&dir, "early", &args);
+    let (mut coordinator, url) =
+        start_coordinator(&dir, "coordinator", &dir.join("db"), &["--game", game]);
+    assert!(early.exited().is_none(), "{}", early.errors());
+    use std::io::Write;
+    writeln!(input, "{url}").expect("writing the URL");
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "{}",
+        coordinator.errors()
+    );
+    assert_eq!(
+        essentials_of_output(&coordinator.output()),
+        essentials(&core_solution(game, SolverConfig::default()))
+    );
+    assert!(
+        early.wait(Duration::from_secs(60)).success(),
+        "{}",
+        early.errors()
+    );
+    assert!(
+        early.output().contains("run finished"),
+        "{}",
+        early.output()
+    );
+
+    // Standard input that ends before a URL is a clear error, not a wait or a panic.
+    let (mut late, input) = Proc::start_piped(&dir, "late", &args);
+    drop(input);
+    let status = late.wait(Duration::from_secs(60));
+    assert_eq!(status.code(), Some(1), "{}", late.errors());
+    assert!(
+        late.errors().contains("standard input ended before a URL"),
+        "{}",
+        late.errors()
+    );
+}

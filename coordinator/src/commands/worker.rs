@@ -19,7 +19,8 @@ use serde::Serialize;
 /// later runs on this machine; give each worker process its own directory.
 #[derive(Debug, Args)]
 pub struct Worker {
-    /// The coordinator's URL (https:// for TLS).
+    /// The coordinator's URL (https:// for TLS); `-` reads it from the first line of
+    /// standard input, so a launcher can start workers before the coordinator has its port.
     #[arg(long, value_name = "URL", default_value = "http://127.0.0.1:7700")]
     pub connect: String,
     /// Shared token of the coordinator.
