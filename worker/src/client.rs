@@ -229,7 +229,7 @@ pub async fn run(
 /// The `--connect` value that reads the coordinator's URL from the first line of standard
 /// input. A launcher can then start workers before the coordinator has chosen its port:
 /// their start-up (the process, the cache) overlaps the coordinator's instead of following
-/// its announcement (about 5 ms of a 0.4 s run on pokemon-verbum).
+/// its announcement (on pokemon-verbum they registered 1–3 ms after it instead of 4–5).
 pub const CONNECT_FROM_STDIN: &str = "-";
 
 /// `opts` with the URL read from standard input when it is [`CONNECT_FROM_STDIN`]; `None`
@@ -473,7 +473,7 @@ async fn work(
     let mut hold = Hold::new(opts.slots);
     let incumbent = Arc::new(SharedIncumbent::default());
     // Each message on the incumbent stream: an idle worker asks for jobs at once.
-    let told = Arc::new(Notify::new());
+    let nudged = Arc::new(Notify::new());
     // Dropped (so stopped) when this run's work ends.
     let mut watching = JoinSet::new();
     watching.spawn(follow_incumbent(
@@ -483,7 +483,7 @@ async fn work(
             fingerprint: reply.fingerprint.clone(),
         },
         incumbent.clone(),
-        told.clone(),
+        nudged.clone(),
     ));
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer, Duration)>();
     // Runs on a pool thread; a job that panics sends nothing (its lease runs out).
@@ -699,7 +699,7 @@ async fn work(
             Some(_) = watching.join_next() => next_lease = tokio::time::Instant::now(),
             // The coordinator tells again when it has jobs for idle workers (the audit's
             // re-runs at the end of a search): ask now, not at the next poll.
-            _ = told.notified(), if lease_due => next_lease = tokio::time::Instant::now(),
+            _ = nudged.notified(), if lease_due => next_lease = tokio::time::Instant::now(),
             _ = tokio::time::sleep_until(next_lease), if lease_due => {}
             _ = tokio::time::sleep_until(report_at), if in_flight == 0 && !pending.is_empty() => {}
             _ = stop_rx.changed() => {}
