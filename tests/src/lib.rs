@@ -285,6 +285,13 @@ pub fn essentials_of_output(stdout: &str) -> serde_json::Value {
 /// first guess and tree) and returns its whole `--json` document, for the counters and the
 /// audit.
 pub fn finished_as(coordinator: &mut Proc, reference: &Solution) -> serde_json::Value {
+    let output = finished_like(coordinator, reference);
+    serde_json::from_str(&output).expect("JSON")
+}
+
+/// Waits for the coordinator to exit successfully and checks that its result (text or
+/// JSON) is `reference`'s; returns its output.
+pub fn finished_like(coordinator: &mut Proc, reference: &Solution) -> String {
     assert!(
         coordinator.wait(Duration::from_secs(300)).success(),
         "{}",
@@ -292,7 +299,7 @@ pub fn finished_as(coordinator: &mut Proc, reference: &Solution) -> serde_json::
     );
     let output = coordinator.output();
     assert_eq!(essentials_of_output(&output), essentials(reference));
-    serde_json::from_str(&output).expect("JSON")
+    output
 }
 
 /// One line of a worker's job log.

@@ -323,15 +323,7 @@ fn a_worker_holding_more_jobs_than_one_lease_carries_is_served() {
             "--json",
         ],
     );
-    assert!(
-        coordinator.wait(LIMIT).success(),
-        "coordinator failed:\n{}",
-        coordinator.errors()
-    );
-    assert_eq!(
-        essentials_of_output(&coordinator.output()),
-        essentials(&reference)
-    );
+    finished_like(&mut coordinator, &reference);
     assert!(
         worker.wait(Duration::from_secs(60)).success(),
         "{}",
@@ -364,14 +356,9 @@ fn a_worker_started_before_the_coordinator_reads_its_address_from_standard_input
     assert!(early.exited().is_none(), "{}", early.errors());
     use std::io::Write;
     writeln!(input, "{url}").expect("writing the URL");
-    assert!(
-        coordinator.wait(LIMIT).success(),
-        "{}",
-        coordinator.errors()
-    );
-    assert_eq!(
-        essentials_of_output(&coordinator.output()),
-        essentials(&core_solution(game, SolverConfig::default()))
+    finished_like(
+        &mut coordinator,
+        &core_solution(game, SolverConfig::default()),
     );
     assert!(
         early.wait(Duration::from_secs(60)).success(),

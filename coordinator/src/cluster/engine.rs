@@ -122,6 +122,14 @@ struct Entry {
     spec_stored: bool,
 }
 
+impl Entry {
+    /// The first guess (in search order) the job serves, part jobs included, for the job
+    /// log; `None` for a job restored from disk that no planning pass has placed yet.
+    fn search_index(&self) -> Option<u32> {
+        Some(self.priority.0).filter(|&i| i != u32::MAX)
+    }
+}
+
 struct Worker {
     seen: Instant,
     slots: usize,
@@ -801,11 +809,7 @@ impl Engine {
         state.counters.job_millis += answer.millis;
         state.counters.longest_job_millis = state.counters.longest_job_millis.max(answer.millis);
         if let Some(log) = &self.job_log {
-            let first = state
-                .jobs
-                .get(&id)
-                .map(|e| e.priority.0)
-                .filter(|&i| i != u32::MAX);
+            let first = state.jobs.get(&id).and_then(Entry::search_index);
             log.write(&JobLine::new(
                 self.started.elapsed().as_millis() as u64,
                 worker,
@@ -932,11 +936,7 @@ impl Engine {
         };
         let on_coordinator = worker == COORDINATOR;
         if let Some(log) = &self.job_log {
-            let first = state
-                .jobs
-                .get(&id)
-                .map(|e| e.priority.0)
-                .filter(|&i| i != u32::MAX);
+            let first = state.jobs.get(&id).and_then(Entry::search_index);
             let mut line = JobLine::new(
                 self.started.elapsed().as_millis() as u64,
                 worker,
