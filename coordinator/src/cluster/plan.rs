@@ -605,7 +605,7 @@ impl Planner {
         self.level.order.get(i).map_or(0, |g| g.lower)
     }
 
-    /// The cutoff a whole first-guess job `i` needs now (see [`Level::cutoff`]), so a
+    /// The cutoff a whole first-guess job `i` needs now (see `Level::cutoff`), so a
     /// lease can hand out the tightest one known at that moment.
     pub fn cutoff(&self, i: usize) -> u32 {
         self.level.cutoff(i)

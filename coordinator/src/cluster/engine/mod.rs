@@ -1,0 +1,438 @@
+//! The coordinator's engine: the plan, the job table with leases, and the results, behind
+//! one lock. Transport-free and synchronous: the gRPC server drives it, and tests drive it
+//! directly.
+//!
+//! The engine's parts: `lease` hands jobs out, `report` takes results, `planning`
+//! runs the planning loop, `rerun` schedules the audit's re-runs and `quarantine` acts on
+//! their verdicts, `incumbent` tells workers the best total, `status` pictures the run.
+
+mod incumbent;
+mod lease;
+mod planning;
+mod quarantine;
+mod report;
+mod rerun;
+mod status;
+#[cfg(test)]
+mod tests;
+
+pub use incumbent::Told;
+pub use status::{Counters, Snapshot};
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::{Duration, Instant};
+
+use hakase_core::solver::{Outcome, Solution, Solver, SolverConfig};
+use hakase_core::{FeedbackTable, Game};
+use hakase_proto::job::{JobId, JobSpec};
+use tokio::sync::watch;
+
+use super::audit::{AuditPolicy, AuditSummary, Recheck};
+use super::error::ClusterError;
+use super::joblog::JobLog;
+use super::plan::{Known, PlanParams, Planner};
+use super::store::{unix_millis, Store, StoredState};
+
+/// Tuning of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EngineParams {
+    /// How jobs are cut.
+    pub plan: PlanParams,
+    /// How long a worker holds a job without a heartbeat.
+    pub lease: Duration,
+    /// Jobs to keep asked for at least, whatever the number of workers.
+    pub min_outstanding: usize,
+    /// Re-run claims before the result is declared (workers not trusted); `None` trusts
+    /// every worker (tests driving the engine directly).
+    pub audit: Option<AuditPolicy>,
+}
+
+impl Default for EngineParams {
+    fn default() -> Self {
+        EngineParams {
+            plan: PlanParams::default(),
+            lease: Duration::from_secs(30),
+            min_outstanding: 4,
+            audit: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum JobState {
+    Idle,
+    Queued { beta: u32 },
+    Leased { beta: u32, expiry: Instant },
+}
+
+struct Entry {
+    spec: Arc<JobSpec>,
+    state: JobState,
+    priority: (u32, u32, u32),
+    completions: u32,
+    /// The first-guess index of a whole first-guess job.
+    first: Option<u32>,
+    /// True once the spec is in the store (written with the first lease: jobs never leased
+    /// are made again by the planner after a restart, and cost no disk).
+    spec_stored: bool,
+}
+
+impl Entry {
+    /// The first guess (in search order) the job serves, part jobs included, for the job
+    /// log; `None` for a job restored from disk that no planning pass has placed yet.
+    fn search_index(&self) -> Option<u32> {
+        Some(self.priority.0).filter(|&i| i != u32::MAX)
+    }
+}
+
+struct Worker {
+    seen: Instant,
+    slots: usize,
+    /// True once a lease told this worker that the run is over.
+    told: bool,
+    /// The name of the per-worker token it registered with.
+    token: Option<String>,
+}
+
+struct State {
+    planner: Planner,
+    known: Known,
+    jobs: HashMap<JobId, Entry>,
+    queue: BTreeSet<QueueKey>,
+    dirty: bool,
+    solution: Option<Arc<Solution>>,
+    failure: Option<String>,
+    counters: Counters,
+    workers: HashMap<u64, Worker>,
+    next_worker: u64,
+    /// First guesses settled by results found at start (they cost this session nothing).
+    settled_at_start: Option<usize>,
+    /// The worker whose result for each job is the one known.
+    claims: HashMap<JobId, u64>,
+    /// Workers caught lying, refused from then on.
+    quarantined: HashSet<u64>,
+    /// Per-worker tokens of quarantined workers, refused too.
+    quarantined_tokens: HashSet<String>,
+    /// Claims being re-run before the result is declared.
+    rechecks: HashMap<JobId, Recheck>,
+    /// Claims a re-run confirmed, with the cutoff they were confirmed for.
+    confirmed: HashMap<JobId, u32>,
+    /// The rank (as [`Planner::first_rank`]) of the claim last re-run ahead as the likely
+    /// runner-up's: only a claim ranking before it is re-run ahead next.
+    ahead_rank: Option<(u32, bool, usize)>,
+    /// Claims re-run ahead (see [`Reason::Ahead`]), for the account.
+    ahead: HashSet<JobId>,
+    /// Exact claims that were the best total known when they arrived. While one is, a re-run
+    /// against its cutoff would have to find its exact value, and the final audit decides
+    /// whether it is needed; once a better total displaces it, its sample re-run starts
+    /// (see [`Engine::audit_displaced`]).
+    incumbent_claims: HashSet<JobId>,
+    /// True while the finished search waits for its re-runs.
+    auditing: bool,
+    /// The worker last given a first guess of each letter set (see [`Engine::next_queued`]).
+    affinity: HashMap<[u64; 4], u64>,
+    /// The account of checking.
+    audit: AuditSummary,
+}
+
+/// A job handed to a worker.
+#[derive(Debug, Clone)]
+pub struct Leased {
+    /// The content address.
+    pub id: JobId,
+    /// The subproblem.
+    pub spec: Arc<JobSpec>,
+    /// The cutoff.
+    pub beta: u32,
+    /// The first-guess index of a whole first-guess job (workers tighten its cutoff with
+    /// the incumbent they hear of).
+    pub first: Option<u32>,
+    /// True for a re-run of another worker's claim.
+    pub recheck: bool,
+}
+
+/// The engine of one run.
+pub struct Engine {
+    /// The game (lives as long as the process).
+    pub game: &'static Game,
+    /// Its feedback table.
+    pub table: &'static FeedbackTable,
+    /// The solver options.
+    pub config: SolverConfig,
+    store: Store,
+    state: Mutex<State>,
+    wake: Condvar,
+    /// Signalled when the run ends (or on [`Engine::poke`]): what [`Engine::wait`] waits on,
+    /// kept apart from `wake` so that waiters are not woken by every result.
+    ended: Condvar,
+    params: EngineParams,
+    started: Instant,
+    /// The opt-in per-job log.
+    job_log: Option<JobLog>,
+    /// The coordinator's own solver for re-runs no other worker can take (made on first use).
+    audit_solver: OnceLock<Solver<'static>>,
+    /// The best total told to workers that watch it (see [`Engine::watch_incumbent`]).
+    told: watch::Sender<Told>,
+}
+
+/// A queued job's place: (priority, id), in search order.
+type QueueKey = ((u32, u32, u32), JobId);
+
+fn stronger(new: Outcome, old: Option<Outcome>) -> bool {
+    match (new, old) {
+        (_, None) => true,
+        (_, Some(Outcome::Exact { .. })) => false,
+        (Outcome::Exact { .. }, _) => true,
+        (Outcome::AtLeast(a), Some(Outcome::AtLeast(b))) => a > b,
+    }
+}
+
+fn answers(outcome: Option<&Outcome>, beta: u32) -> bool {
+    match outcome {
+        Some(Outcome::Exact { .. }) => true,
+        Some(Outcome::AtLeast(bound)) => *bound >= beta,
+        None => false,
+    }
+}
+
+impl Engine {
+    /// Opens the run in `store` (resuming whatever it holds) for `game` under `config`.
+    pub fn new(
+        game: Game,
+        config: SolverConfig,
+        store_path: &std::path::Path,
+        params: EngineParams,
+    ) -> Result<Engine, ClusterError> {
+        let store = Store::open(store_path, &game, &config)?;
+        let game: &'static Game = Box::leak(Box::new(game));
+        let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
+        let planner = Planner::new(game, table, config.clone(), params.plan);
+        let quarantine = store.load_quarantine()?;
+        let quarantined: HashSet<u64> = quarantine.iter().map(|q| q.worker).collect();
+        let quarantined_tokens: HashSet<String> =
+            quarantine.iter().filter_map(|q| q.token.clone()).collect();
+        let mut known = Known::new();
+        for (id, outcome, _) in store.load_results()? {
+            known.insert(id, outcome);
+        }
+        let mut claims = HashMap::new();
+        for (id, worker) in store.load_claims()? {
+            // A quarantine that a crash interrupted: its worker's results may still be stored.
+            if quarantined.contains(&worker) {
+                known.remove(&id);
+            } else {
+                claims.insert(id, worker);
+            }
+        }
+        let next_worker = store.next_worker()?;
+        let stored_audit = store.audit()?;
+        let mut jobs = HashMap::new();
+        let (now, now_ms) = (Instant::now(), unix_millis());
+        for (id, record) in store.load_jobs()? {
+            // A lease still running survives a restart: the worker holding the job will
+            // report it, and handing it to another worker meanwhile would compute it twice.
+            let state = match record.state {
+                StoredState::Leased { beta, expiry } if expiry > now_ms => JobState::Leased {
+                    beta,
+                    expiry: now + Duration::from_millis(expiry - now_ms),
+                },
+                _ => JobState::Idle,
+            };
+            jobs.insert(
+                id,
+                Entry {
+                    spec: Arc::new(record.spec),
+                    state,
+                    priority: (u32::MAX, 0, 0),
+                    completions: record.completions,
+                    first: None,
+                    spec_stored: true,
+                },
+            );
+        }
+        let solution = store.solution()?.map(Arc::new);
+        // A finished run has nothing more to tell.
+        let told = watch::Sender::new(if solution.is_some() {
+            Told::Closed
+        } else {
+            Told::Nothing
+        });
+        let counters = Counters {
+            results_loaded: known.len() as u64,
+            ..Counters::default()
+        };
+        tracing::info!(
+            db = %store_path.display(),
+            results = known.len(),
+            jobs = jobs.len(),
+            finished = solution.is_some(),
+            "opened the run"
+        );
+        Ok(Engine {
+            game,
+            table,
+            config,
+            store,
+            state: Mutex::new(State {
+                planner,
+                known,
+                jobs,
+                queue: BTreeSet::new(),
+                dirty: true,
+                solution,
+                failure: None,
+                counters,
+                workers: HashMap::new(),
+                next_worker,
+                settled_at_start: None,
+                claims,
+                // A finished run keeps the account of how it was checked.
+                audit: stored_audit.unwrap_or_else(|| AuditSummary {
+                    enabled: params.audit.is_some(),
+                    fraction: params.audit.map_or(0.0, |p| p.fraction()),
+                    quarantined: quarantined.iter().copied().collect(),
+                    ..AuditSummary::default()
+                }),
+                quarantined,
+                quarantined_tokens,
+                rechecks: HashMap::new(),
+                confirmed: HashMap::new(),
+                ahead_rank: None,
+                ahead: HashSet::new(),
+                incumbent_claims: HashSet::new(),
+                auditing: false,
+                affinity: HashMap::new(),
+            }),
+            wake: Condvar::new(),
+            ended: Condvar::new(),
+            params,
+            started: Instant::now(),
+            job_log: None,
+            audit_solver: OnceLock::new(),
+            told,
+        })
+    }
+
+    /// Logs every finished job to `log` from now on (see [`super::joblog`]).
+    pub fn with_job_log(mut self, log: JobLog) -> Engine {
+        self.job_log = Some(log);
+        self
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The lease duration workers are told.
+    pub fn lease_duration(&self) -> Duration {
+        self.params.lease
+    }
+
+    /// The run database.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Registers a worker with `slots` job slots, presenting the per-worker token named
+    /// `token` (if any); returns its id. A quarantined token is refused.
+    pub fn register(&self, slots: usize, token: Option<&str>) -> Result<u64, ClusterError> {
+        let mut state = self.lock();
+        let id = state.next_worker;
+        if token.is_some_and(|t| state.quarantined_tokens.contains(t)) {
+            return Err(ClusterError::Quarantined(id));
+        }
+        state.next_worker += 1;
+        self.store.put_next_worker(state.next_worker)?;
+        state.workers.insert(
+            id,
+            Worker {
+                seen: Instant::now(),
+                slots: slots.max(1),
+                told: false,
+                token: token.map(str::to_string),
+            },
+        );
+        state.dirty = true;
+        self.wake.notify_all();
+        Ok(id)
+    }
+
+    /// True when `worker` (or the per-worker token named `token`) is quarantined.
+    pub fn refuses(&self, worker: u64, token: Option<&str>) -> bool {
+        let state = self.lock();
+        state.quarantined.contains(&worker)
+            || token.is_some_and(|t| state.quarantined_tokens.contains(t))
+    }
+
+    fn touch(state: &mut State, worker: u64) {
+        state
+            .workers
+            .entry(worker)
+            .and_modify(|w| w.seen = Instant::now())
+            .or_insert(Worker {
+                seen: Instant::now(),
+                slots: 1,
+                told: false,
+                token: None,
+            });
+    }
+
+    /// A worker seen since this moment (three lease periods ago) counts as live.
+    fn live_since(&self) -> Instant {
+        Instant::now() - self.params.lease * 3
+    }
+
+    /// Workers seen within three lease periods and not quarantined.
+    fn live_workers(&self, state: &State) -> HashSet<u64> {
+        let live = self.live_since();
+        state
+            .workers
+            .iter()
+            .filter(|(id, w)| w.seen >= live && !state.quarantined.contains(id))
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// True when every worker seen within three lease periods has been told that the run is
+    /// over (so a finished coordinator need not linger for them).
+    pub fn all_told(&self) -> bool {
+        let live = self.live_since();
+        self.lock()
+            .workers
+            .values()
+            .all(|w| w.told || w.seen < live)
+    }
+
+    /// Extends the leases of jobs still being solved.
+    pub fn heartbeat(&self, worker: u64, ids: &[JobId]) {
+        let mut state = self.lock();
+        Self::touch(&mut state, worker);
+        let expiry = Instant::now() + self.params.lease;
+        for id in ids {
+            if let Some(entry) = state.jobs.get_mut(id) {
+                if let JobState::Leased { beta, .. } = entry.state {
+                    entry.state = JobState::Leased { beta, expiry };
+                }
+            }
+        }
+    }
+
+    /// The spec of a job this run created.
+    pub fn spec(&self, id: JobId) -> Option<Arc<JobSpec>> {
+        self.lock().jobs.get(&id).map(|e| e.spec.clone())
+    }
+
+    /// Makes everything durable (for shutdown).
+    pub fn flush(&self) -> Result<(), ClusterError> {
+        if let Some(log) = &self.job_log {
+            log.flush();
+        }
+        let ranking = self.lock().planner.ranking();
+        if self.solution().is_none() {
+            self.store.put_ranking(&ranking)?;
+        }
+        self.store.touch()?;
+        self.store.flush()
+    }
+}

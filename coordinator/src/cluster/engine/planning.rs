@@ -1,0 +1,278 @@
+//! The planning loop: a pass as results arrive, leases that ran out, and the end of the
+//! run (its audit, its tree, its solution).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hakase_core::solver::Solution;
+use hakase_proto::job::JobId;
+use hakase_worker::hold::MAX_PER_SLOT;
+
+use super::{answers, Engine, Entry, JobState, State};
+use crate::cluster::error::ClusterError;
+use crate::cluster::plan::Request;
+
+/// How long results may wait for a planning pass while the queue is still well stocked.
+const REPLAN_EVERY: Duration = Duration::from_millis(25);
+
+impl Engine {
+    /// The planning loop: replans whenever results arrive or leases run out, until the run
+    /// is over or `stop` is set. Run it on its own thread. Between passes it lets go of the
+    /// lock for a moment, so that leases and results are never starved by planning; results
+    /// arriving meanwhile are taken by the next pass together. A re-run no other worker can
+    /// take is solved here too, on a thread of its own (one at a time), so that planning goes
+    /// on meanwhile.
+    pub fn drive(&self, stop: &std::sync::atomic::AtomicBool) {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        let tick = (self.params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
+        let mut last_ranking = Instant::now();
+        let mut last_expiry = Instant::now();
+        let mut last_plan = Instant::now();
+        let rechecking = AtomicBool::new(false);
+        std::thread::scope(|scope| loop {
+            let (ranking, here) = {
+                let mut state = self.lock();
+                if stop.load(Ordering::Relaxed)
+                    || state.solution.is_some()
+                    || state.failure.is_some()
+                {
+                    break;
+                }
+                // Leases are checked once a tick: every job is looked at, and a pass per
+                // result was 6 % of the coordinator's time on Wordle's 13,600 jobs.
+                if last_expiry.elapsed() >= tick {
+                    last_expiry = Instant::now();
+                    self.expire(&mut state);
+                }
+                let here = if rechecking.load(Ordering::Relaxed) {
+                    None
+                } else {
+                    self.recheck_for_coordinator(&mut state)
+                };
+                // A pass looks at every open first guess: one per report was a quarter of
+                // the coordinator's time on Wordle. While the queue holds half of what is
+                // wanted, reports wait for the next pass together.
+                let plan_due = state.dirty
+                    && (self.short_of_jobs(&state) || last_plan.elapsed() >= REPLAN_EVERY);
+                if !plan_due && here.is_none() {
+                    let wait = if state.dirty {
+                        REPLAN_EVERY.saturating_sub(last_plan.elapsed())
+                    } else {
+                        tick
+                    };
+                    drop(
+                        self.wake
+                            .wait_timeout(state, wait)
+                            .unwrap_or_else(|p| p.into_inner()),
+                    );
+                    continue;
+                }
+                if plan_due {
+                    last_plan = Instant::now();
+                    self.replan(&mut state);
+                }
+                let ranking = (last_ranking.elapsed() > Duration::from_secs(5))
+                    .then(|| state.planner.ranking());
+                (ranking, here)
+            };
+            if let Some((id, spec, beta)) = here {
+                rechecking.store(true, Ordering::Relaxed);
+                let rechecking = &rechecking;
+                scope.spawn(move || {
+                    self.recheck_here(id, &spec, beta);
+                    // Under the lock, so the planning loop cannot miss the wake-up.
+                    let _state = self.lock();
+                    rechecking.store(false, Ordering::Relaxed);
+                    self.wake.notify_all();
+                });
+            }
+            if let Some(ranking) = ranking {
+                last_ranking = Instant::now();
+                let _ = self.store.put_ranking(&ranking);
+                let _ = self.store.touch();
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        });
+    }
+
+    /// One planning pass: settles what the results allow and queues the jobs needed now.
+    pub(super) fn replan(&self, state: &mut State) {
+        state.dirty = false;
+        if state.solution.is_some() || state.failure.is_some() {
+            return;
+        }
+        let want = self.want(state);
+        let plan = {
+            let State { planner, known, .. } = &mut *state;
+            planner.plan(known, want)
+        };
+        if let Some((value, at)) = state.planner.incumbent() {
+            self.tell(value, at as u32);
+        }
+        self.audit_displaced(state);
+        let mut wanted: HashMap<JobId, Request> = HashMap::new();
+        for request in plan.requests {
+            match wanted.get_mut(&request.id) {
+                Some(r) => {
+                    r.beta = r.beta.max(request.beta);
+                    r.priority = r.priority.min(request.priority);
+                }
+                None => {
+                    wanted.insert(request.id, request);
+                }
+            }
+        }
+        let queued: Vec<((u32, u32, u32), JobId)> = state.queue.iter().copied().collect();
+        for key in queued {
+            if !wanted.contains_key(&key.1) {
+                state.queue.remove(&key);
+                if let Some(entry) = state.jobs.get_mut(&key.1) {
+                    entry.state = JobState::Idle;
+                }
+            }
+        }
+        for (id, request) in wanted {
+            if answers(state.known.get(&id), request.beta) {
+                continue;
+            }
+            let entry = state.jobs.entry(id).or_insert_with(|| Entry {
+                spec: request.spec.clone(),
+                state: JobState::Idle,
+                priority: request.priority,
+                completions: 0,
+                first: request.first,
+                spec_stored: false,
+            });
+            entry.first = request.first;
+            match entry.state {
+                JobState::Leased { .. } => {}
+                JobState::Idle | JobState::Queued { .. } => {
+                    let old = (entry.priority, id);
+                    entry.state = JobState::Queued { beta: request.beta };
+                    entry.priority = request.priority;
+                    state.queue.remove(&old);
+                    state.queue.insert((request.priority, id));
+                }
+            }
+        }
+        if state.settled_at_start.is_none() {
+            state.settled_at_start = Some(state.planner.progress().settled);
+        }
+        if plan.finished {
+            let audited = match self.params.audit {
+                Some(policy) => self.start_audit(state, policy),
+                None => true,
+            };
+            if audited {
+                self.finish(state);
+            }
+        }
+    }
+
+    /// Wants this many jobs asked for: enough to keep every live worker busy, each holding
+    /// up to [`hakase_worker::hold::MAX_PER_SLOT`] jobs per slot when jobs are short.
+    fn want(&self, state: &State) -> usize {
+        let live = self.live_since();
+        let slots: usize = state
+            .workers
+            .values()
+            .filter(|w| w.seen >= live)
+            .map(|w| w.slots)
+            .sum();
+        (2 * MAX_PER_SLOT * slots).max(self.params.min_outstanding)
+    }
+
+    /// True when the queue holds less than half of what is wanted: planning then cannot
+    /// wait for [`REPLAN_EVERY`].
+    pub(super) fn short_of_jobs(&self, state: &State) -> bool {
+        state.queue.len() * 2 < self.want(state)
+    }
+
+    fn finish(&self, state: &mut State) {
+        let tree = {
+            let State { planner, known, .. } = &mut *state;
+            let store = &self.store;
+            planner.tree(known, &|id| store.tree(id).ok().flatten())
+        };
+        let tree = match tree {
+            Ok(tree) => tree,
+            Err(why) => {
+                tracing::error!(%why, "the run finished but its tree cannot be assembled");
+                state.failure = Some(why);
+                self.wake.notify_all();
+                self.ended.notify_all();
+                return;
+            }
+        };
+        let evaluation = tree
+            .as_ref()
+            .map(|t| t.evaluate(self.game, self.table, &self.game.all_answers()));
+        let solution = Solution {
+            config: self.config.clone(),
+            guesses_left: state.planner.guesses_left(),
+            best: state.planner.best(),
+            ranking: state.planner.ranking(),
+            proven: self.config.is_exact(),
+            tree,
+            evaluation,
+        };
+        if let Err(err) = self.store.put_audit(&state.audit) {
+            tracing::error!(%err, "storing how the result was checked");
+        }
+        if let Err(err) = self.store.put_solution(&solution) {
+            tracing::error!(%err, "storing the solution");
+        }
+        state.solution = Some(Arc::new(solution));
+        self.close_watches();
+        self.wake.notify_all();
+        self.ended.notify_all();
+    }
+
+    /// Returns leases that ran out to the queue (by replanning).
+    fn expire(&self, state: &mut State) {
+        let now = Instant::now();
+        let mut expired = 0;
+        for entry in state.jobs.values_mut() {
+            if let JobState::Leased { expiry, .. } = entry.state {
+                if expiry <= now {
+                    entry.state = JobState::Idle;
+                    expired += 1;
+                }
+            }
+        }
+        if expired > 0 {
+            tracing::warn!(expired, "leases expired; their jobs go to other workers");
+            state.counters.lease_expiries += expired;
+            state.dirty = true;
+        }
+    }
+
+    /// Wakes [`Engine::drive`] and [`Engine::wait`] (for shutdown).
+    pub fn poke(&self) {
+        self.wake.notify_all();
+        self.ended.notify_all();
+    }
+
+    /// Waits up to `timeout` for the run to end; returns its solution once there is one.
+    pub fn wait(&self, timeout: Duration) -> Result<Option<Arc<Solution>>, ClusterError> {
+        let state = self.lock();
+        let state = if state.solution.is_none() && state.failure.is_none() {
+            self.ended
+                .wait_timeout(state, timeout)
+                .unwrap_or_else(|p| p.into_inner())
+                .0
+        } else {
+            state
+        };
+        if let Some(why) = &state.failure {
+            return Err(ClusterError::Assembly(why.clone()));
+        }
+        Ok(state.solution.clone())
+    }
+
+    /// The solution, once the run is over.
+    pub fn solution(&self) -> Option<Arc<Solution>> {
+        self.lock().solution.clone()
+    }
+}

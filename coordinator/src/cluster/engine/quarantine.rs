@@ -1,0 +1,80 @@
+//! A worker caught lying: refused from then on, its results redone by others.
+
+use hakase_proto::job::JobId;
+
+use super::{Engine, JobState, State};
+use crate::cluster::audit::COORDINATOR;
+use crate::cluster::plan::Planner;
+use crate::cluster::store::QuarantineRecord;
+
+impl Engine {
+    /// Refuses `worker` from now on (and its per-worker token), forgets every result it
+    /// made so that others redo them, and plans the search again from what is left.
+    pub(super) fn quarantine(&self, state: &mut State, worker: u64, why: &str) {
+        state.audit.lies_caught += 1;
+        if worker == COORDINATOR || !state.quarantined.insert(worker) {
+            return;
+        }
+        let token = state
+            .workers
+            .get(&worker)
+            .and_then(|w| w.token.clone())
+            .filter(|t| t != "shared");
+        let record = QuarantineRecord {
+            worker,
+            token: token.clone(),
+            why: why.to_string(),
+        };
+        if let Err(err) = self.store.put_quarantine(&record) {
+            tracing::error!(%err, "recording a quarantine");
+        }
+        state.quarantined_tokens.extend(token);
+        state.audit.quarantined.push(worker);
+        let forged: Vec<JobId> = state
+            .claims
+            .iter()
+            .filter(|(_, w)| **w == worker)
+            .map(|(id, _)| *id)
+            .collect();
+        tracing::warn!(
+            worker,
+            %why,
+            results = forged.len(),
+            "worker quarantined; its results are redone by others"
+        );
+        for id in &forged {
+            state.claims.remove(id);
+            state.known.remove(id);
+            state.confirmed.remove(id);
+            if state.ahead.remove(id) {
+                state.audit.rerun_ahead -= 1;
+            }
+            if let Err(err) = self.store.remove_result(*id) {
+                tracing::error!(%err, "forgetting a quarantined result");
+            }
+        }
+        for recheck in state.rechecks.values_mut() {
+            if recheck.holder.is_some_and(|(w, _)| w == worker) {
+                recheck.holder = None;
+            }
+        }
+        self.restart_search(state);
+    }
+
+    /// Plans the search again from the results known now (after some were forgotten).
+    pub(super) fn restart_search(&self, state: &mut State) {
+        state.planner = Planner::new(self.game, self.table, self.config.clone(), self.params.plan);
+        state.rechecks.clear();
+        state.auditing = false;
+        state.ahead_rank = None;
+        state.incumbent_claims.clear();
+        for entry in state.jobs.values_mut() {
+            if matches!(entry.state, JobState::Queued { .. }) {
+                entry.state = JobState::Idle;
+            }
+        }
+        state.queue.clear();
+        state.dirty = true;
+        self.wake.notify_all();
+    }
+}

@@ -1,0 +1,174 @@
+//! Taking a worker's result: checked against its job, on disk before it counts, and what a
+//! new claim sets off (the incumbent told, an early re-run).
+
+use hakase_core::solver::Outcome;
+use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
+
+use super::{answers, stronger, Engine, Entry, JobState};
+use crate::cluster::error::ClusterError;
+use crate::cluster::joblog::JobLine;
+use crate::cluster::store::{JobStatus, StoredState};
+
+impl Engine {
+    /// Takes a worker's result: checks it against the job, stores it if it adds anything and,
+    /// when `durable`, returns only once it is on disk (remote workers are acknowledged only
+    /// then; callers that batch results sync once per batch). Ok(false) for a duplicate.
+    pub fn complete(
+        &self,
+        worker: u64,
+        id: JobId,
+        answer: JobAnswer,
+        durable: bool,
+    ) -> Result<bool, ClusterError> {
+        let (spec, previous, recheck) = {
+            let mut state = self.lock();
+            if state.quarantined.contains(&worker) {
+                return Err(ClusterError::Quarantined(worker));
+            }
+            Self::touch(&mut state, worker);
+            let recheck = state
+                .rechecks
+                .get(&id)
+                .filter(|r| r.holder.is_some_and(|(w, _)| w == worker))
+                .map(|r| r.spec.clone());
+            let spec = match recheck.clone() {
+                Some(spec) => spec,
+                None => state
+                    .jobs
+                    .get(&id)
+                    .map(|e| e.spec.clone())
+                    .ok_or_else(|| ClusterError::UnknownJob(id.to_string()))?,
+            };
+            (spec, state.known.get(&id).copied(), recheck.is_some())
+        };
+        if let Err(err) = self.check(&spec, &answer) {
+            let mut state = self.lock();
+            state.counters.rejected += 1;
+            self.quarantine(&mut state, worker, &err.to_string());
+            return Err(err);
+        }
+        if recheck {
+            return self.judge(worker, id, answer);
+        }
+        let new = stronger(answer.outcome, previous);
+        if new {
+            self.store.put_result(id, &answer)?;
+            self.store.put_claim(id, worker)?;
+        }
+        // The job stays leased until its result is durable and known: a replan in between
+        // must not hand it out again.
+        let completions = self.lock().jobs.get(&id).map_or(1, |e| e.completions + 1);
+        self.store.put_status(
+            id,
+            JobStatus {
+                state: StoredState::Done,
+                completions,
+            },
+        )?;
+        if durable {
+            self.store.sync()?;
+        }
+        let mut state = self.lock();
+        if state.quarantined.contains(&worker) {
+            // Caught meanwhile (its re-run or another result): this one is not taken either.
+            drop(state);
+            if new {
+                self.store.remove_result(id)?;
+            }
+            return Err(ClusterError::Quarantined(worker));
+        }
+        state.counters.completions += 1;
+        state.audit.exact_verified += u64::from(answer.outcome.is_exact());
+        state.counters.nodes += answer.nodes;
+        state.counters.job_millis += answer.millis;
+        state.counters.longest_job_millis = state.counters.longest_job_millis.max(answer.millis);
+        if let Some(log) = &self.job_log {
+            let first = state.jobs.get(&id).and_then(Entry::search_index);
+            log.write(&JobLine::new(
+                self.started.elapsed().as_millis() as u64,
+                worker,
+                &spec,
+                first,
+                &answer,
+                self.game.answers().len(),
+            ));
+        }
+        if let Some(entry) = state.jobs.get_mut(&id) {
+            entry.completions += 1;
+            if matches!(entry.state, JobState::Leased { .. }) {
+                entry.state = JobState::Idle;
+            }
+        }
+        let rechecks_before = state.rechecks.len();
+        if new {
+            let merged = match (answer.outcome, state.known.get(&id)) {
+                (o, old) if stronger(o, old.copied()) => o,
+                (_, Some(old)) => *old,
+                (o, None) => o,
+            };
+            state.known.insert(id, merged);
+            state.claims.insert(id, worker);
+            // Its tree was checked above, so the total is reached: a sound cutoff at once.
+            if let (Outcome::Exact { value, .. }, Some(i)) =
+                (answer.outcome, state.jobs.get(&id).and_then(|e| e.first))
+            {
+                self.tell(value, i);
+            }
+            self.audit_early(&mut state, id);
+        } else {
+            state.counters.duplicate_completions += 1;
+        }
+        // A result can arrive for a job queued again meanwhile (after a lease expiry or a
+        // coordinator restart): if it answers that request, the job leaves the queue.
+        let known = state.known.get(&id).copied();
+        if let Some(entry) = state.jobs.get_mut(&id) {
+            if let JobState::Queued { beta } = entry.state {
+                if answers(known.as_ref(), beta) {
+                    entry.state = JobState::Idle;
+                }
+            }
+        }
+        // The planning loop is woken only when it would act now: it plans at most every
+        // `REPLAN_EVERY` once the state is dirty, so waking it for every result (13,600 on
+        // Wordle, two futex calls and a context switch each) only put it back to sleep.
+        let wake =
+            !state.dirty || self.short_of_jobs(&state) || state.rechecks.len() > rechecks_before;
+        state.dirty = true;
+        if wake {
+            self.wake.notify_all();
+        }
+        Ok(new)
+    }
+
+    /// Refuses results that contradict their job: an exact value must come with a tree that
+    /// reaches it over the job's candidates within its guesses.
+    fn check(&self, spec: &JobSpec, answer: &JobAnswer) -> Result<(), ClusterError> {
+        let Outcome::Exact { value, guess } = answer.outcome else {
+            return Ok(());
+        };
+        let tree = answer
+            .tree
+            .as_ref()
+            .ok_or_else(|| ClusterError::BadResult("exact result without a tree".into()))?;
+        if let JobKind::Guess(g) = spec.kind {
+            if guess != g || tree.guess != g {
+                return Err(ClusterError::BadResult(
+                    "tree does not start with the job's guess".into(),
+                ));
+            }
+        }
+        let eval = tree.evaluate(self.game, self.table, &spec.node.candidates);
+        if !eval.unsolved.is_empty()
+            || eval.total != u64::from(value)
+            || eval.worst > spec.node.guesses_left
+        {
+            return Err(ClusterError::BadResult(format!(
+                "tree totals {} (worst {}, {} unsolved), result says {value}",
+                eval.total,
+                eval.worst,
+                eval.unsolved.len()
+            )));
+        }
+        Ok(())
+    }
+}

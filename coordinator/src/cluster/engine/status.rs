@@ -1,0 +1,130 @@
+//! What `hakase status` and the progress bar show of a run.
+
+use super::{Engine, JobState};
+use crate::cluster::audit::AuditSummary;
+use crate::cluster::plan::PlanProgress;
+
+/// Counters shown by `hakase status` and the progress bar.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counters {
+    /// Results received.
+    pub completions: u64,
+    /// Results for jobs that already had a result at least as strong.
+    pub duplicate_completions: u64,
+    /// Results found in the database at start.
+    pub results_loaded: u64,
+    /// Leases that ran out and were handed out again.
+    pub lease_expiries: u64,
+    /// Jobs handed out.
+    pub leases: u64,
+    /// Results rejected as inconsistent.
+    pub rejected: u64,
+    /// Search nodes the workers reported.
+    pub nodes: u64,
+    /// Lease requests that found no job ready (workers waiting on the plan).
+    pub empty_leases: u64,
+    /// Milliseconds workers reported spending on jobs, in total.
+    pub job_millis: u64,
+    /// The longest job so far, in milliseconds.
+    pub longest_job_millis: u64,
+}
+
+/// A picture of the run for status displays.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Snapshot {
+    /// "running", "finished" or "failed: …".
+    pub state: String,
+    /// Jobs ever created.
+    pub jobs_total: u64,
+    /// Jobs with a result.
+    pub jobs_done: u64,
+    /// Jobs waiting for a worker.
+    pub jobs_queued: u64,
+    /// Jobs being solved.
+    pub jobs_leased: u64,
+    /// The counters.
+    pub counters: Counters,
+    /// First guesses at the current budget.
+    pub first_total: u64,
+    /// First guesses settled.
+    pub first_settled: u64,
+    /// The best first guess so far (text) and its total.
+    pub best: Option<(String, u32)>,
+    /// The guess budget being searched.
+    pub guesses_left: u32,
+    /// Workers seen within three lease periods.
+    pub workers: u64,
+    /// Seconds since this coordinator started.
+    pub elapsed_secs: f64,
+    /// Top of the ranking: guess text, exact, value.
+    pub ranking: Vec<(String, bool, u32)>,
+    /// Seconds left at the rate first guesses were settled so far (none before the first).
+    pub eta_secs: Option<f64>,
+    /// How the results were checked so far.
+    pub audit: AuditSummary,
+}
+
+/// Seconds left if first guesses keep being settled at this session's rate.
+fn eta(total: usize, settled: usize, at_start: Option<usize>, elapsed: f64) -> Option<f64> {
+    let done_here = settled.saturating_sub(at_start.unwrap_or(0));
+    (done_here > 0 && settled < total)
+        .then(|| elapsed * (total - settled) as f64 / done_here as f64)
+}
+
+impl Engine {
+    /// A picture of the run.
+    pub fn snapshot(&self) -> Snapshot {
+        let state = self.lock();
+        let progress: PlanProgress = state.planner.progress();
+        let (queued, leased) = state.jobs.values().fold((0, 0), |(q, l), e| match e.state {
+            JobState::Queued { .. } => (q + 1, l),
+            JobState::Leased { .. } => (q, l + 1),
+            JobState::Idle => (q, l),
+        });
+        let text = |g| self.game.guess_text(g).to_string();
+        let ranking_source = match &state.solution {
+            Some(solution) => solution.ranking.clone(),
+            None => state.planner.ranking(),
+        };
+        let ranking = ranking_source
+            .iter()
+            .take(10)
+            .map(|v| (text(v.guess), v.outcome.is_exact(), v.outcome.value()))
+            .collect();
+        let best = match &state.solution {
+            Some(solution) => solution.best.map(|b| (text(b.guess), b.outcome.value())),
+            None => progress.best.map(|(g, v)| (text(g), v)),
+        };
+        let live = self.live_since();
+        Snapshot {
+            state: match (&state.solution, &state.failure) {
+                (_, Some(why)) => format!("failed: {why}"),
+                (Some(_), None) => "finished".into(),
+                (None, None) => "running".into(),
+            },
+            jobs_total: state.jobs.len() as u64,
+            jobs_done: state.known.len() as u64,
+            jobs_queued: queued,
+            jobs_leased: leased,
+            counters: state.counters.clone(),
+            first_total: progress.total as u64,
+            first_settled: if state.solution.is_some() {
+                progress.total as u64
+            } else {
+                progress.settled as u64
+            },
+            best,
+            guesses_left: progress.guesses_left,
+            workers: state.workers.values().filter(|w| w.seen >= live).count() as u64,
+            elapsed_secs: self.started.elapsed().as_secs_f64(),
+            ranking,
+            eta_secs: eta(
+                progress.total,
+                progress.settled,
+                state.settled_at_start,
+                self.started.elapsed().as_secs_f64(),
+            ),
+            audit: state.audit.clone(),
+        }
+    }
+}

@@ -1,0 +1,226 @@
+use super::lease::{pick, AFFINITY_WINDOW};
+use super::*;
+use crate::cluster::audit::Reason;
+use hakase_core::presets::load_preset;
+
+fn open(db: &std::path::Path) -> Engine {
+    open_with(db, None)
+}
+
+/// An engine over pokemon-gen:1, planned once, whose leases do not run out in a test.
+fn open_with(db: &std::path::Path, audit: Option<AuditPolicy>) -> Engine {
+    let params = EngineParams {
+        lease: Duration::from_secs(600),
+        audit,
+        ..EngineParams::default()
+    };
+    let game = load_preset("pokemon-gen:1").expect("preset");
+    let engine = Engine::new(game, SolverConfig::default(), db, params).expect("engine");
+    engine.replan(&mut engine.lock());
+    engine
+}
+
+/// Every claim in the audit's sample, so that a test does not hang on the run's secret.
+fn every_claim() -> Option<AuditPolicy> {
+    Some(AuditPolicy::with_fraction(1.0))
+}
+
+#[test]
+fn a_restarted_engine_never_hands_out_a_job_a_worker_holds() {
+    let db = std::env::temp_dir().join(format!("hakase-lease-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let held: Vec<JobId> = {
+        let engine = open(&db);
+        let worker = engine.register(1, None).expect("register");
+        let jobs = engine.lease(worker, 2).expect("lease").expect("running");
+        assert_eq!(jobs.len(), 2);
+        // Dropped without `flush`: only what the lease itself stored survives.
+        jobs.iter().map(|j| j.id).collect()
+    };
+    let engine = open(&db);
+    let other = engine.register(1, None).expect("register");
+    // The held jobs come first in search order: without their stored leases they would
+    // be the ones handed out here.
+    let jobs = engine.lease(other, 2).expect("lease").expect("running");
+    assert_eq!(jobs.len(), 2);
+    for job in &jobs {
+        assert!(!held.contains(&job.id), "job {} handed out twice", job.id);
+    }
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+#[test]
+fn workers_watching_the_incumbent_are_told_each_better_first_guess_as_it_is_taken() {
+    let db = std::env::temp_dir().join(format!("hakase-told-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let engine = open(&db);
+    let mut told = engine.watch_incumbent();
+    assert_eq!(*told.borrow_and_update(), Told::Nothing);
+    let worker = engine.register(1, None).expect("register");
+    let jobs = engine.lease(worker, 2).expect("lease").expect("running");
+    let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+    let mut best: Option<(u32, u32)> = None;
+    for job in &jobs {
+        let i = job.first.expect("the first jobs are whole first guesses");
+        let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+        let Outcome::Exact { value, .. } = answer.outcome else {
+            panic!("a first lease has no cutoff: {:?}", answer.outcome);
+        };
+        assert!(engine
+            .complete(worker, job.id, answer, false)
+            .expect("taken"));
+        // Told before any planning pass, and only if better (value, then search order).
+        best = Some(best.map_or((value, i), |b| b.min((value, i))));
+        let (v, at) = best.expect("set above");
+        assert_eq!(*told.borrow_and_update(), Told::Best(v, at));
+    }
+    // A worse total is not told; a better one is.
+    let (v, at) = best.expect("two jobs");
+    engine.tell(v + 1, 0);
+    assert!(!told.has_changed().expect("open"));
+    engine.tell(v - 1, at + 1);
+    assert_eq!(*told.borrow_and_update(), Told::Best(v - 1, at + 1));
+    // Once closed, nothing reopens the streams.
+    engine.close_watches();
+    engine.tell(1, 0);
+    assert_eq!(*told.borrow_and_update(), Told::Closed);
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+#[test]
+fn a_displaced_incumbents_sampled_claim_is_re_run_while_the_search_goes_on() {
+    let db = std::env::temp_dir().join(format!("hakase-displaced-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let engine = open_with(&db, every_claim());
+    let worker = engine.register(1, None).expect("register");
+    let jobs = engine.lease(worker, 2).expect("lease").expect("running");
+    assert_eq!(jobs.len(), 2);
+    let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+    for job in &jobs {
+        let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+        assert!(answer.outcome.is_exact(), "a first lease has no cutoff");
+        assert!(engine
+            .complete(worker, job.id, answer, false)
+            .expect("taken"));
+    }
+    // Both totals were the best known when they arrived (no planning pass in between):
+    // neither is re-run yet.
+    assert!(engine.lock().rechecks.is_empty());
+    engine.replan(&mut engine.lock());
+    let state = engine.lock();
+    let (_, best) = state.planner.incumbent().expect("two exact totals");
+    let (kept, displaced): (Vec<&Leased>, Vec<&Leased>) =
+        jobs.iter().partition(|job| job.first == Some(best as u32));
+    let displaced = displaced[0];
+    let i = displaced.first.expect("a whole first guess") as usize;
+    assert!(
+        state.planner.lower(i) < state.planner.cutoff(i),
+        "the admissible bound alone settles first guess {i}: pick another game"
+    );
+    assert!(!state.auditing, "the search is not over");
+    let recheck = state
+        .rechecks
+        .get(&displaced.id)
+        .expect("the displaced claim is re-run now, not after the search");
+    assert_eq!(recheck.reason, Reason::Policy);
+    assert_eq!(recheck.beta, state.planner.cutoff(i));
+    assert!(
+        !state.rechecks.contains_key(&kept[0].id),
+        "the incumbent's claim waits for the final audit"
+    );
+    drop(state);
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+#[test]
+fn the_final_audit_tells_the_best_total_again_for_idle_workers_to_take_its_re_runs() {
+    let db = std::env::temp_dir().join(format!("hakase-nudge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let engine = open_with(&db, every_claim());
+    let mut told = engine.watch_incumbent();
+    let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+    // One worker: it may not re-run its own claims, so the search ends with the audit's
+    // re-runs waiting for another worker.
+    let worker = engine.register(1, None).expect("register");
+    let mut passes = 0;
+    loop {
+        let before = *told.borrow_and_update();
+        engine.replan(&mut engine.lock());
+        if engine.lock().auditing {
+            assert!(
+                told.has_changed().expect("open"),
+                "idle workers were not told"
+            );
+            assert_eq!(
+                *told.borrow_and_update(),
+                before,
+                "the same total, told again"
+            );
+            assert!(matches!(before, Told::Best(..)));
+            break;
+        }
+        assert!(!told.has_changed().expect("open") || before == Told::Nothing);
+        let jobs = engine.lease(worker, 64).expect("lease").expect("running");
+        for job in jobs.iter().filter(|job| !job.recheck) {
+            let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+            engine
+                .complete(worker, job.id, answer, false)
+                .expect("taken");
+        }
+        passes += 1;
+        assert!(passes < 10_000, "the search never finished");
+    }
+    let state = engine.lock();
+    assert!(state.rechecks.values().any(|r| r.holder.is_none()));
+    drop(state);
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+#[test]
+fn a_lease_leaves_a_letter_set_to_the_live_worker_that_took_it_last() {
+    let (a, b) = ([1, 0, 0, 0], [2, 0, 0, 0]);
+    // Jobs 0 and 1 have letter set a, job 2 has b, the others none (part jobs).
+    let letters = |job: JobId| match job.0 {
+        0 | 1 => Some(a),
+        2 => Some(b),
+        _ => None,
+    };
+    let queue_of = |ids: &[u128]| -> BTreeSet<QueueKey> {
+        (0u32..)
+            .zip(ids)
+            .map(|(at, &id)| ((at, 0, 0), JobId(id)))
+            .collect()
+    };
+    let affinity = HashMap::from([(a, 7), (b, 8)]);
+    let both = HashSet::from([7, 8]);
+    let picked = |worker, live: &HashSet<u64>, queue: &BTreeSet<QueueKey>| {
+        pick(queue, letters, &affinity, live, worker).map(|key| key.1 .0)
+    };
+    let queue = queue_of(&[0, 1, 2, 3]);
+    assert_eq!(picked(7, &both, &queue), Some(0), "its own set, first");
+    assert_eq!(picked(8, &both, &queue), Some(2), "a's jobs are left to 7");
+    assert_eq!(
+        picked(9, &both, &queue),
+        Some(3),
+        "a new worker takes an unowned job"
+    );
+    let only_eight = HashSet::from([8]);
+    assert_eq!(
+        picked(8, &only_eight, &queue),
+        Some(0),
+        "a dead owner keeps nothing"
+    );
+    // Past the window the search order wins: 7's jobs fill it, job 3 is behind it.
+    let ids: Vec<u128> = (100..100 + AFFINITY_WINDOW as u128).chain([3]).collect();
+    let letters_far = |job: JobId| (job.0 >= 100).then_some(a);
+    let far = queue_of(&ids);
+    let front = pick(&far, letters_far, &affinity, &both, 8).map(|key| key.1 .0);
+    assert_eq!(front, Some(100), "nothing free in the window: the first");
+    let near = pick(&far, letters_far, &affinity, &both, 7).map(|key| key.1 .0);
+    assert_eq!(near, Some(100));
+    assert_eq!(picked(8, &both, &BTreeSet::new()), None);
+}
