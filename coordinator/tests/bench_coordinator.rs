@@ -1,61 +1,72 @@
-//! Coordinator throughput benchmark (not a test: `cargo test --release -p hakase-coordinator
+//! Coordinator throughput benchmarks (not tests: `cargo test --release -p hakase-coordinator
 //! --test bench_coordinator -- --ignored --nocapture`). A real coordinator (engine, sled
 //! store with durable group commit, gRPC server with token checks) is fed by concurrent
-//! synthetic workers (`HAKASE_BENCH_WORKERS`, default 128) that each ask for a lease and report
-//! a result, in turn, as fast as the server takes them; every report goes through the full
-//! path: decoding, validation of the tree, job record, disk sync.
+//! synthetic workers (`HAKASE_BENCH_WORKERS`, default 128) as fast as the server takes them;
+//! every report goes through the full path: decoding, validation, job record, disk sync.
+//!
+//! - `completions_per_second`: the worst case, one job per lease and one result per report.
+//! - `plan_through_the_coordinator`: a whole game's plan (`HAKASE_BENCH_GAME`, default
+//!   English Wordle's 12,972 first guesses) as real workers take it, leasing and reporting
+//!   in batches, with the audit on; every job is answered at once with a bound at its cutoff,
+//!   so the time is the coordinator's alone: the floor of a run's wall time however many
+//!   workers it has, and the per-result cost `scripts/simulate-cluster` assumes.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
 use hakase_core::presets::load_preset;
+use hakase_core::solver::Outcome;
 use hakase_core::solver::SolverConfig;
 use hakase_proto::client::{channel, Auth};
-use hakase_proto::job::JobSpec;
+use hakase_proto::job::{JobAnswer, JobSpec};
 use hakase_proto::v1::cluster_client::ClusterClient;
-use hakase_proto::v1::{CompleteRequest, LeaseRequest, RegisterRequest};
+use hakase_proto::v1::{CompleteRequest, Job, LeaseRequest, RegisterRequest};
 use hakase_worker::{solve_job, Workbench};
 
 /// The benchmark cluster's token.
 const TOKEN: &str = "bench-token-0123456789";
 
-#[test]
-#[ignore = "benchmark"]
-fn completions_per_second() {
-    let dir = std::env::temp_dir().join(format!("hakase-bench-coord-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let game = load_preset("pokemon-today").expect("preset");
-    let config = SolverConfig::default();
-    let engine =
-        Arc::new(Engine::new(game, config.clone(), &dir, EngineParams::default()).expect("engine"));
-    let bench = Workbench::new(engine.game.clone(), config, None, 4_000_000);
-    let stop = Arc::new(AtomicBool::new(false));
-    let driver = {
-        let (engine, stop) = (engine.clone(), stop.clone());
-        std::thread::spawn(move || engine.drive(&stop))
-    };
-    let runtime = tokio::runtime::Runtime::new().expect("runtime");
-    let seconds = 5.0;
-    let workers: usize = std::env::var("HAKASE_BENCH_WORKERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(128);
-    let (done, leased, elapsed) = runtime.block_on(async {
+/// A coordinator serving on loopback: its engine's planning thread and its gRPC server.
+struct Served {
+    engine: Arc<Engine>,
+    url: String,
+    stop: Arc<AtomicBool>,
+    driver: std::thread::JoinHandle<()>,
+    quit: tokio::sync::oneshot::Sender<()>,
+    server: tokio::task::JoinHandle<Result<(), hakase_coordinator::cluster::error::ClusterError>>,
+    dir: std::path::PathBuf,
+}
+
+impl Served {
+    /// Opens a fresh run of `game` in a temporary directory and serves it.
+    async fn start(game: &str, params: EngineParams) -> Served {
+        let dir =
+            std::env::temp_dir().join(format!("hakase-bench-coord-{}-{game}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let game = load_preset(game).expect("preset");
+        let engine =
+            Arc::new(Engine::new(game, SolverConfig::default(), &dir, params).expect("engine"));
+        let stop = Arc::new(AtomicBool::new(false));
+        let driver = {
+            let (engine, stop) = (engine.clone(), stop.clone());
+            std::thread::spawn(move || engine.drive(&stop))
+        };
         let (listener, addr) = bind("127.0.0.1:0".parse().expect("addr"))
             .await
             .expect("bind");
         let options = ServeOptions {
             listen: addr,
-            tokens: std::sync::Arc::new(std::sync::RwLock::new(
+            tokens: Arc::new(std::sync::RwLock::new(
                 hakase_proto::token::TokenSet::single(TOKEN).expect("token"),
             )),
             tls: None,
             require_worker_tokens: false,
         };
-        let (quit_tx, quit_rx) = tokio::sync::oneshot::channel::<()>();
+        let (quit, quit_rx) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn({
             let engine = engine.clone();
             async move {
@@ -65,10 +76,60 @@ fn completions_per_second() {
                 .await
             }
         });
-        let url = format!("http://{addr}");
-        let ch = channel(&url, None, None).expect("channel");
-        let mut client =
-            ClusterClient::with_interceptor(ch.clone(), Auth::new(TOKEN).expect("auth"));
+        Served {
+            engine,
+            url: format!("http://{addr}"),
+            stop,
+            driver,
+            quit,
+            server,
+            dir,
+        }
+    }
+
+    /// A client of the cluster service, with the token.
+    fn client(&self) -> Client {
+        let ch = channel(&self.url, None, None).expect("channel");
+        ClusterClient::with_interceptor(ch, Auth::new(TOKEN).expect("auth"))
+    }
+
+    /// Stops the server and the planning thread and removes the run.
+    async fn shut(self) {
+        let _ = self.quit.send(());
+        let _ = self.server.await;
+        self.stop.store(true, Ordering::Relaxed);
+        self.engine.poke();
+        let _ = self.driver.join();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+type Client =
+    ClusterClient<tonic::service::interceptor::InterceptedService<tonic::transport::Channel, Auth>>;
+
+/// Synthetic workers from `HAKASE_BENCH_WORKERS` (default 128).
+fn bench_workers() -> usize {
+    std::env::var("HAKASE_BENCH_WORKERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(128)
+}
+
+#[test]
+#[ignore = "benchmark"]
+fn completions_per_second() {
+    let seconds = 5.0;
+    let workers = bench_workers();
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (done, leased, elapsed) = runtime.block_on(async {
+        let served = Served::start("pokemon-today", EngineParams::default()).await;
+        let bench = Workbench::new(
+            served.engine.game.clone(),
+            SolverConfig::default(),
+            None,
+            4_000_000,
+        );
+        let mut client = served.client();
         let reply = client
             .register(RegisterRequest {
                 worker_name: "bench".into(),
@@ -108,8 +169,7 @@ fn completions_per_second() {
         let deadline = started + Duration::from_secs_f64(seconds);
         let mut tasks = Vec::new();
         for t in 0..workers {
-            let mut client =
-                ClusterClient::with_interceptor(ch.clone(), Auth::new(TOKEN).expect("auth"));
+            let mut client = served.client();
             let (pool, count, leases, fingerprint) = (
                 pool.clone(),
                 count.clone(),
@@ -147,17 +207,13 @@ fn completions_per_second() {
             let _ = task.await;
         }
         let elapsed = started.elapsed();
-        let _ = quit_tx.send(());
-        let _ = server.await;
+        served.shut().await;
         (
             count.load(Ordering::Relaxed),
             leases.load(Ordering::Relaxed),
             elapsed,
         )
     });
-    stop.store(true, Ordering::Relaxed);
-    engine.poke();
-    let _ = driver.join();
     let rate = done as f64 / elapsed.as_secs_f64();
     let lease_rate = leased as f64 / elapsed.as_secs_f64();
     println!(
@@ -165,6 +221,138 @@ fn completions_per_second() {
          = {rate:.0} completions + {lease_rate:.0} leases per second",
         elapsed.as_secs_f64()
     );
-    let _ = std::fs::remove_dir_all(&dir);
     assert!(done > 0);
+}
+
+/// Jobs a synthetic worker holds and asks for with each report: what a one-thread worker
+/// holds on Wordle (`hakase_worker::hold`: 16 per slot, reporting when half are done).
+const HELD: u32 = 8;
+
+/// What one synthetic worker did: results taken, reports sent, and when it last had one
+/// taken (from the start).
+#[derive(Default)]
+struct Took {
+    results: u64,
+    reports: u64,
+    last: Duration,
+}
+
+#[test]
+#[ignore = "benchmark"]
+fn plan_through_the_coordinator() {
+    let game = std::env::var("HAKASE_BENCH_GAME").unwrap_or_else(|_| "wordle".into());
+    let workers = bench_workers();
+    let params = EngineParams {
+        audit: Some(AuditPolicy::with_fraction(AuditPolicy::DEFAULT_FRACTION)),
+        ..EngineParams::default()
+    };
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let (took, first_guesses, state) = runtime.block_on(async {
+        let served = Served::start(&game, params).await;
+        let (answers, guesses) = (
+            served.engine.game.answers().len(),
+            served.engine.game.guesses().len(),
+        );
+        let started = Instant::now();
+        let mut tasks = Vec::new();
+        for k in 0..workers {
+            let mut client = served.client();
+            tasks.push(tokio::spawn(async move {
+                let reply = client
+                    .register(RegisterRequest {
+                        worker_name: format!("bench-{k}"),
+                        fingerprint: String::new(),
+                        threads: 1,
+                    })
+                    .await
+                    .expect("register")
+                    .into_inner();
+                let (worker_id, fingerprint) = (reply.worker_id, reply.fingerprint);
+                let mut took = Took::default();
+                let mut held: Vec<Job> = Vec::new();
+                // Ends when the run does, or after a minute whatever happens.
+                while started.elapsed() < Duration::from_secs(60) {
+                    let lease = if held.is_empty() {
+                        let leased = client
+                            .lease(LeaseRequest {
+                                worker_id,
+                                fingerprint: fingerprint.clone(),
+                                max_jobs: HELD,
+                            })
+                            .await;
+                        // Refused once the run has ended (a failed run stops serving).
+                        let Ok(lease) = leased else { break };
+                        lease.into_inner()
+                    } else {
+                        // Every held job answered at once with a bound at its cutoff: the
+                        // claim a pruned first guess makes.
+                        let results = held
+                            .drain(..)
+                            .map(|job| {
+                                let (id, _, beta) =
+                                    JobSpec::from_proto(&job, answers, guesses).expect("job");
+                                let answer = JobAnswer {
+                                    beta,
+                                    outcome: Outcome::AtLeast(beta),
+                                    tree: None,
+                                    nodes: 1,
+                                    millis: 0,
+                                };
+                                answer.to_proto(id)
+                            })
+                            .collect();
+                        let completed = client
+                            .complete(CompleteRequest {
+                                worker_id,
+                                fingerprint: fingerprint.clone(),
+                                result: None,
+                                results,
+                                lease_jobs: HELD,
+                            })
+                            .await;
+                        let Ok(done) = completed else { break };
+                        let done = done.into_inner();
+                        took.reports += 1;
+                        let taken = done.taken.iter().filter(|&&t| t).count() as u64;
+                        if taken > 0 {
+                            took.results += taken;
+                            took.last = started.elapsed();
+                        }
+                        done.lease.unwrap_or_default()
+                    };
+                    if lease.finished {
+                        break;
+                    }
+                    if lease.jobs.is_empty() {
+                        let retry = lease.retry_ms.clamp(1, 100);
+                        tokio::time::sleep(Duration::from_millis(retry)).await;
+                    }
+                    held = lease.jobs;
+                }
+                took
+            }));
+        }
+        let mut all = Took::default();
+        for task in tasks {
+            let one = task.await.expect("worker task");
+            all.results += one.results;
+            all.reports += one.reports;
+            all.last = all.last.max(one.last);
+        }
+        let snapshot = served.engine.snapshot();
+        served.shut().await;
+        (all, snapshot.first_settled, snapshot.state)
+    });
+    let secs = took.last.as_secs_f64();
+    println!(
+        "coordinator, {game}, {workers} workers holding {HELD} jobs: {} results in {} reports \
+         taken in {secs:.2} s = {:.0} results/s ({:.0} reports/s), {:.3} ms per result; \
+         {first_guesses} first guesses settled; run {state}",
+        took.results,
+        took.reports,
+        took.results as f64 / secs,
+        took.reports as f64 / secs,
+        secs * 1e3 / took.results as f64,
+    );
+    assert!(took.results > 0);
 }
