@@ -145,6 +145,7 @@ fn completions_per_second() {
             let lease = client
                 .lease(LeaseRequest {
                     worker_id: reply.worker_id,
+                    secret: reply.secret.clone(),
                     fingerprint: reply.fingerprint.clone(),
                     max_jobs: 64,
                 })
@@ -177,11 +178,13 @@ fn completions_per_second() {
                 reply.fingerprint.clone(),
             );
             let worker_id = reply.worker_id;
+            let secret = reply.secret.clone();
             tasks.push(tokio::spawn(async move {
                 let mut i = t;
                 while Instant::now() < deadline {
                     let lease = LeaseRequest {
                         worker_id,
+                        secret: secret.clone(),
                         fingerprint: fingerprint.clone(),
                         max_jobs: 1,
                     };
@@ -192,6 +195,7 @@ fn completions_per_second() {
                     i += 1;
                     let request = CompleteRequest {
                         worker_id,
+                        secret: secret.clone(),
                         fingerprint: fingerprint.clone(),
                         result: Some(result),
                         results: Vec::new(),
@@ -268,6 +272,7 @@ fn plan_through_the_coordinator() {
                     .expect("register")
                     .into_inner();
                 let (worker_id, fingerprint) = (reply.worker_id, reply.fingerprint);
+                let secret = reply.secret;
                 let mut took = Took::default();
                 let mut held: Vec<Job> = Vec::new();
                 // Ends when the run does, or after a minute whatever happens.
@@ -276,6 +281,7 @@ fn plan_through_the_coordinator() {
                         let leased = client
                             .lease(LeaseRequest {
                                 worker_id,
+                                secret: secret.clone(),
                                 fingerprint: fingerprint.clone(),
                                 max_jobs: HELD,
                             })
@@ -304,6 +310,7 @@ fn plan_through_the_coordinator() {
                         let completed = client
                             .complete(CompleteRequest {
                                 worker_id,
+                                secret: secret.clone(),
                                 fingerprint: fingerprint.clone(),
                                 result: None,
                                 results,

@@ -29,6 +29,7 @@ type Client = ClusterClient<InterceptedService<Channel, Auth>>;
 struct Fake {
     client: Client,
     id: u64,
+    secret: String,
     fingerprint: String,
 }
 
@@ -40,7 +41,11 @@ fn client(url: &str, token: &str) -> Client {
 }
 
 /// Registers with `token`: the worker id, or the refusal's code.
-async fn register(url: &str, token: &str, fingerprint: &str) -> Result<(Client, u64), Code> {
+async fn register(
+    url: &str,
+    token: &str,
+    fingerprint: &str,
+) -> Result<(Client, u64, String), Code> {
     let mut client = client(url, token);
     let reply = client
         .register(RegisterRequest {
@@ -49,16 +54,18 @@ async fn register(url: &str, token: &str, fingerprint: &str) -> Result<(Client, 
             threads: 8,
         })
         .await
-        .map_err(|s| s.code())?;
-    Ok((client, reply.into_inner().worker_id))
+        .map_err(|s| s.code())?
+        .into_inner();
+    Ok((client, reply.worker_id, reply.secret))
 }
 
 impl Fake {
     async fn join(url: &str, token: &str, fingerprint: &str) -> Fake {
-        let (client, id) = register(url, token, fingerprint).await.expect("register");
+        let (client, id, secret) = register(url, token, fingerprint).await.expect("register");
         Fake {
             client,
             id,
+            secret,
             fingerprint: fingerprint.into(),
         }
     }
@@ -71,6 +78,7 @@ impl Fake {
                 worker_id: self.id,
                 fingerprint: self.fingerprint.clone(),
                 max_jobs,
+                secret: self.secret.clone(),
             })
             .await
             .map_err(|s| s.code())?
@@ -91,6 +99,7 @@ impl Fake {
             result: Some(result),
             results: Vec::new(),
             lease_jobs: 0,
+            secret: self.secret.clone(),
         };
         match self.client.complete(request).await {
             Ok(_) => Code::Ok,

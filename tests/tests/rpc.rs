@@ -140,6 +140,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
         // its end in the background (it must end when the coordinator stops).
         let watch = |fp: &str| WatchIncumbentRequest {
             worker_id: reply.worker_id,
+            secret: reply.secret.clone(),
             fingerprint: fp.to_string(),
         };
         assert_eq!(
@@ -165,6 +166,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
 
         let lease = |max_jobs: u32, fp: &str| LeaseRequest {
             worker_id: reply.worker_id,
+            secret: reply.secret.clone(),
             fingerprint: fp.to_string(),
             max_jobs,
         };
@@ -203,6 +205,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
 
         let heartbeat = HeartbeatRequest {
             worker_id: reply.worker_id,
+            secret: reply.secret.clone(),
             job_ids: vec![vec![1, 2, 3]],
         };
         assert_eq!(
@@ -214,6 +217,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
         let good = answer.to_proto(id);
         let complete = |result: Option<JobResult>, fp: &str| CompleteRequest {
             worker_id: reply.worker_id,
+            secret: reply.secret.clone(),
             fingerprint: fp.to_string(),
             result,
             results: Vec::new(),
@@ -295,6 +299,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
         // nothing in it is refused.
         let batch = CompleteRequest {
             worker_id: reply.worker_id,
+            secret: reply.secret.clone(),
             fingerprint: fingerprint.clone(),
             result: None,
             results: vec![good.clone(), unknown],
@@ -311,6 +316,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
         // A report may lease too, but not more than a lease may.
         let greedy = CompleteRequest {
             worker_id: reply.worker_id,
+            secret: reply.secret.clone(),
             fingerprint: fingerprint.clone(),
             result: None,
             results: vec![good.clone()],
@@ -319,6 +325,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
         assert_eq!(code(client.complete(greedy).await), Code::InvalidArgument);
         let refill = CompleteRequest {
             worker_id: reply.worker_id,
+            secret: reply.secret.clone(),
             fingerprint: fingerprint.clone(),
             result: None,
             results: vec![good.clone()],

@@ -481,6 +481,7 @@ async fn work(
         WatchIncumbentRequest {
             worker_id: reply.worker_id,
             fingerprint: reply.fingerprint.clone(),
+            secret: reply.secret.clone(),
         },
         incumbent.clone(),
         nudged.clone(),
@@ -530,6 +531,7 @@ async fn work(
     let sender = Sender {
         worker_id: reply.worker_id,
         fingerprint: reply.fingerprint.as_str().into(),
+        secret: reply.secret.as_str().into(),
     };
     let report_batch = |batch: Vec<(JobId, JobAnswer)>, lease_jobs: usize| {
         report(
@@ -621,6 +623,7 @@ async fn work(
                 worker_id: reply.worker_id,
                 fingerprint: reply.fingerprint.clone(),
                 max_jobs: free as u32,
+                secret: reply.secret.clone(),
             };
             let asked = std::time::Instant::now();
             let leased = client.lease(request).await;
@@ -679,6 +682,7 @@ async fn work(
                     let request = HeartbeatRequest {
                         worker_id: reply.worker_id,
                         job_ids: active.iter().map(|id| id.to_bytes().to_vec()).collect(),
+                        secret: reply.secret.clone(),
                     };
                     match client.heartbeat(request).await {
                         Ok(beat) => {
@@ -791,6 +795,8 @@ impl Started {
 struct Sender {
     worker_id: u64,
     fingerprint: Arc<str>,
+    /// The registration's secret, which every call must carry.
+    secret: Arc<str>,
 }
 
 /// Reports a batch of results. The memo is not flushed first: it is a cache (results are
@@ -845,6 +851,7 @@ async fn complete(
         let request = CompleteRequest {
             worker_id: sender.worker_id,
             fingerprint: sender.fingerprint.to_string(),
+            secret: sender.secret.to_string(),
             result: None,
             results: batch
                 .iter()

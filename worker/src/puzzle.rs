@@ -156,6 +156,7 @@ pub(crate) async fn work(
                     let request = HeartbeatRequest {
                         worker_id: reply.worker_id,
                         job_ids: active.iter().cloned().collect(),
+                        secret: reply.secret.clone(),
                     };
                     if let Err(status) = cluster.heartbeat(request).await {
                         tracing::debug!(code = ?status.code(), "heartbeat failed");

@@ -93,6 +93,9 @@ pub struct Recheck {
     pub reason: Reason,
     /// The worker re-running it, until when.
     pub holder: Option<(u64, Instant)>,
+    /// When it was queued: one that no other worker took within a lease period is re-run by
+    /// the coordinator, however many workers say they are live.
+    pub queued: Instant,
 }
 
 /// What a re-run says of the claim.

@@ -58,6 +58,16 @@ pub enum ClusterError {
     /// A result for a job this run never created.
     #[error("unknown job {0}")]
     UnknownJob(String),
+    /// A call under a worker id that this run never registered, or without that
+    /// registration's secret or token (the coordinator's own id among them).
+    #[error("worker {0} is not registered with this run under these credentials; register again")]
+    UnknownWorker(u64),
+    /// A result or heartbeat for a job the caller does not hold.
+    #[error("job {0} is not leased to this worker")]
+    NotHeld(String),
+    /// Too many calls of one kind at once.
+    #[error("busy: {0}")]
+    Busy(String),
     /// The finished run's optimal tree could not be assembled from the stored results.
     #[error("cannot assemble the optimal tree: {0}")]
     Assembly(String),

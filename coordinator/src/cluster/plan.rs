@@ -588,6 +588,11 @@ impl Planner {
         }
     }
 
+    /// The whole first-guess job of first guess `i`, when it has one.
+    pub fn whole_job(&self, i: usize) -> Option<(JobId, Arc<JobSpec>)> {
+        self.level.firsts.get(i)?.whole.clone()
+    }
+
     /// First guesses pruned by their admissible lower bound alone, without a job.
     pub fn pruned_unopened(&self) -> usize {
         self.level

@@ -189,13 +189,12 @@ impl Services {
 }
 
 impl Services {
-    /// Refuses a quarantined worker (by id, or by its per-worker token).
-    fn check_trusted(&self, worker: u64, token: Option<&str>) -> Result<(), Status> {
-        if self.engine.refuses(worker, token) {
-            Err(to_status(ClusterError::Quarantined(worker)))
-        } else {
-            Ok(())
-        }
+    /// Refuses a call that does not prove it comes from `worker` (see
+    /// [`Engine::authenticate`]), and a quarantined worker.
+    fn authenticate(&self, worker: u64, secret: &str, token: Option<&str>) -> Result<(), Status> {
+        self.engine
+            .authenticate(worker, secret, token)
+            .map_err(to_status)
     }
 }
 
@@ -204,6 +203,9 @@ fn to_status(err: ClusterError) -> Status {
         ClusterError::UnknownJob(_) => Status::not_found(err.to_string()),
         ClusterError::BadResult(_) => Status::invalid_argument(err.to_string()),
         ClusterError::Quarantined(_) => Status::permission_denied(err.to_string()),
+        ClusterError::UnknownWorker(_) => Status::unauthenticated(err.to_string()),
+        ClusterError::NotHeld(_) => Status::not_found(err.to_string()),
+        ClusterError::Busy(_) => Status::resource_exhausted(err.to_string()),
         other => Status::internal(other.to_string()),
     }
 }
@@ -222,7 +224,7 @@ impl Cluster for Services {
         let token = token_name(&request);
         let request = request.into_inner();
         self.check_game(&request.fingerprint)?;
-        self.check_trusted(request.worker_id, token.as_deref())?;
+        self.authenticate(request.worker_id, &request.secret, token.as_deref())?;
         let told = WatchStream::new(self.engine.watch_incumbent())
             .take_while(|told| *told != Told::Closed)
             .filter_map(|told| match told {
@@ -247,13 +249,18 @@ impl Cluster for Services {
             ));
         }
         let slots = request.threads.clamp(1, 4096) as usize;
-        let worker_id = self
-            .engine
-            .register(slots, token.as_deref())
-            .map_err(to_status)?;
+        // The record is synced before the reply: blocking work, off the async threads.
+        let engine = self.engine.clone();
+        let registration =
+            tokio::task::spawn_blocking(move || engine.register_worker(slots, token.as_deref()))
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(to_status)?;
+        let worker_id = registration.id;
         tracing::info!(worker_id, name = %request.worker_name, slots, "worker registered");
         Ok(Response::new(RegisterReply {
             worker_id,
+            secret: registration.secret,
             fingerprint: self.fingerprint.clone(),
             game: Some((*self.game).clone()),
             config_json: self.config_json.clone(),
@@ -267,7 +274,7 @@ impl Cluster for Services {
         let token = token_name(&request);
         let request = request.into_inner();
         self.check_game(&request.fingerprint)?;
-        self.check_trusted(request.worker_id, token.as_deref())?;
+        self.authenticate(request.worker_id, &request.secret, token.as_deref())?;
         if request.max_jobs == 0 || request.max_jobs > MAX_LEASE {
             return Err(Status::invalid_argument(format!(
                 "max_jobs must be between 1 and {MAX_LEASE}"
@@ -287,7 +294,9 @@ impl Cluster for Services {
         &self,
         request: Request<HeartbeatRequest>,
     ) -> Result<Response<HeartbeatReply>, Status> {
+        let token = token_name(&request);
         let request = request.into_inner();
+        self.authenticate(request.worker_id, &request.secret, token.as_deref())?;
         if request.job_ids.len() > MAX_HEARTBEAT_IDS {
             return Err(Status::invalid_argument("too many job ids"));
         }
@@ -310,7 +319,7 @@ impl Cluster for Services {
         let token = token_name(&request);
         let request = request.into_inner();
         self.check_game(&request.fingerprint)?;
-        self.check_trusted(request.worker_id, token.as_deref())?;
+        self.authenticate(request.worker_id, &request.secret, token.as_deref())?;
         if request.result.is_none() && request.results.is_empty() {
             return Err(Status::invalid_argument("missing field result"));
         }
@@ -342,7 +351,9 @@ impl Cluster for Services {
             for (id, answer) in answers {
                 match engine.complete(worker, id, answer, false) {
                     Ok(accepted) => outcomes.push(Some(accepted)),
-                    Err(ClusterError::UnknownJob(_)) if batch => outcomes.push(None),
+                    Err(ClusterError::UnknownJob(_) | ClusterError::NotHeld(_)) if batch => {
+                        outcomes.push(None)
+                    }
                     Err(err) => return Err(err),
                 }
             }

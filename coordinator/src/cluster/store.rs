@@ -147,6 +147,23 @@ pub struct QuarantineRecord {
     pub why: String,
 }
 
+/// A registered worker, as stored: a restarted coordinator still knows it (its leases,
+/// claims and secret), so it need not register again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkerRecord {
+    /// The worker id.
+    pub id: u64,
+    /// Its job slots (threads).
+    pub slots: usize,
+    /// The name of the per-worker token it registered with.
+    pub token: Option<String>,
+    /// SHA-256 of its secret (the secret itself is never stored).
+    pub secret_sha256: [u8; 32],
+}
+
+/// Where worker records live in the `meta` tree: this prefix and the id.
+const WORKER_KEY: &[u8] = b"worker/";
+
 /// Format 2 keeps job specs and job states in trees of their own; format 1 kept both in one
 /// record (tree `jobs`), which [`Store::open`] converts.
 const VERSION: u32 = 2;
@@ -527,6 +544,24 @@ impl Store {
         for item in self.quarantine.iter() {
             let (_, value) = item.map_err(|e| self.err(e))?;
             out.push(serde_json::from_slice(&value).map_err(|e| self.corrupt("a quarantine", e))?);
+        }
+        Ok(out)
+    }
+
+    /// Records a registered worker (synced with the next sync).
+    pub fn put_worker(&self, record: &WorkerRecord) -> Result<(), ClusterError> {
+        let bytes = serde_json::to_vec(record).map_err(|e| self.corrupt("a worker", e))?;
+        let key = [WORKER_KEY, &record.id.to_be_bytes()].concat();
+        self.meta.insert(key, bytes).map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Every registered worker.
+    pub fn load_workers(&self) -> Result<Vec<WorkerRecord>, ClusterError> {
+        let mut out = Vec::new();
+        for item in self.meta.scan_prefix(WORKER_KEY) {
+            let (_, value) = item.map_err(|e| self.err(e))?;
+            out.push(serde_json::from_slice(&value).map_err(|e| self.corrupt("a worker", e))?);
         }
         Ok(out)
     }

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use hakase_proto::job::{JobId, JobKind, JobSpec};
+use hakase_worker::hold::MAX_PER_SLOT;
 
 use super::{answers, Engine, Entry, JobState, Leased, QueueKey, State};
 use crate::cluster::error::ClusterError;
@@ -101,10 +102,18 @@ impl Engine {
                 }
                 return None;
             }
-            if state.quarantined.contains(&worker) {
+            if state.quarantined.contains(&worker) || !Self::touch(&mut state, worker) {
                 return Some((Vec::new(), Vec::new()));
             }
-            Self::touch(&mut state, worker);
+            // A worker holds at most what its registered threads can use: one lease of
+            // 4096 threads' worth must not take every job from the others.
+            let slots = state.workers.get(&worker).map_or(1, |w| w.slots);
+            let held = state
+                .jobs
+                .values()
+                .filter(|e| matches!(e.state, JobState::Leased { holder: Some(h), .. } if h == worker))
+                .count();
+            let max = max.min((slots * MAX_PER_SLOT).saturating_sub(held));
             let expiry = Instant::now() + self.params.lease;
             let expiry_ms = unix_millis() + self.params.lease.as_millis() as u64;
             // A claim waiting for its re-run goes first (one per call), so that re-runs overlap
@@ -139,7 +148,14 @@ impl Engine {
                     entry.state = JobState::Idle;
                     continue;
                 }
-                entry.state = JobState::Leased { beta, expiry };
+                entry.state = JobState::Leased {
+                    beta,
+                    expiry,
+                    holder: Some(worker),
+                };
+                if !entry.leased_to.contains(&worker) {
+                    entry.leased_to.push(worker);
+                }
                 if let Some(letters) = self.letter_set(entry) {
                     affinity.insert(letters, worker);
                 }
@@ -147,7 +163,7 @@ impl Engine {
                     id,
                     spec: entry.spec.clone(),
                     beta,
-                    first: entry.first,
+                    first: entry.first.filter(|_| !entry.untightened),
                     recheck: false,
                 });
                 let unstored = (!entry.spec_stored).then(|| entry.spec.clone());

@@ -28,11 +28,11 @@ use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::{JobId, JobSpec};
 use tokio::sync::watch;
 
-use super::audit::{AuditPolicy, AuditSummary, Recheck};
+use super::audit::{AuditPolicy, AuditSummary, Recheck, COORDINATOR};
 use super::error::ClusterError;
 use super::joblog::JobLog;
 use super::plan::{Known, PlanParams, Planner};
-use super::store::{unix_millis, Store, StoredState};
+use super::store::{unix_millis, Store, StoredState, WorkerRecord};
 
 /// Tuning of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,13 @@ impl Default for EngineParams {
 enum JobState {
     Idle,
     Queued { beta: u32 },
-    Leased { beta: u32, expiry: Instant },
+    /// `holder` is the worker the lease went to; `None` for a lease restored from disk
+    /// (any registered worker may report it: its holder is not recorded there).
+    Leased {
+        beta: u32,
+        expiry: Instant,
+        holder: Option<u64>,
+    },
 }
 
 struct Entry {
@@ -76,6 +82,17 @@ struct Entry {
     /// True once the spec is in the store (written with the first lease: jobs never leased
     /// are made again by the planner after a restart, and cost no disk).
     spec_stored: bool,
+    /// The workers that leased the job in this session and have not reported it: only they
+    /// may report it, once each (a result after the lease ran out is still taken), so a
+    /// caller cannot report jobs it never held, and completions per job are bounded by
+    /// leases.
+    leased_to: Vec<u64>,
+    /// True once a result came back below the cutoff this run asked for: the worker had
+    /// tightened it by an incumbent the planner does not hold (one a quarantine withdrew, or
+    /// a first guess already settled otherwise). Its later leases carry no first-guess index,
+    /// so no worker tightens it again: without this, worker and coordinator asked and
+    /// answered the same job for ever.
+    untightened: bool,
 }
 
 impl Entry {
@@ -93,6 +110,29 @@ struct Worker {
     told: bool,
     /// The name of the per-worker token it registered with.
     token: Option<String>,
+    /// SHA-256 of the secret its registration was given: every call must present the secret.
+    secret: [u8; 32],
+}
+
+/// What a registration gives a worker: its id, and the secret that proves it is that worker.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registration {
+    /// The worker id.
+    pub id: u64,
+    /// The secret every later call must carry (sent once, stored only as a hash).
+    pub secret: String,
+}
+
+/// Job slots a worker may register at most (its threads).
+pub const MAX_SLOTS: usize = 1024;
+
+/// Registrations taken per second at most, whatever the tokens: a flood of made-up workers
+/// would otherwise grow the worker table and the run database without bound.
+pub const REGISTRATIONS_PER_SECOND: usize = 64;
+
+fn secret_hash(secret: &str) -> [u8; 32] {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(secret.as_bytes()).into()
 }
 
 struct State {
@@ -134,6 +174,8 @@ struct State {
     affinity: HashMap<[u64; 4], u64>,
     /// The account of checking.
     audit: AuditSummary,
+    /// When the registrations of the last second came (see [`REGISTRATIONS_PER_SECOND`]).
+    registrations: std::collections::VecDeque<Instant>,
 }
 
 /// A job handed to a worker.
@@ -236,6 +278,7 @@ impl Engine {
                 StoredState::Leased { beta, expiry } if expiry > now_ms => JobState::Leased {
                     beta,
                     expiry: now + Duration::from_millis(expiry - now_ms),
+                    holder: None,
                 },
                 _ => JobState::Idle,
             };
@@ -248,6 +291,22 @@ impl Engine {
                     completions: record.completions,
                     first: None,
                     spec_stored: true,
+                    leased_to: Vec::new(),
+                    untightened: false,
+                },
+            );
+        }
+        // Workers registered before a restart keep their ids and secrets.
+        let mut workers = HashMap::new();
+        for record in store.load_workers()? {
+            workers.insert(
+                record.id,
+                Worker {
+                    seen: now,
+                    slots: record.slots.clamp(1, MAX_SLOTS),
+                    told: false,
+                    token: record.token,
+                    secret: record.secret_sha256,
                 },
             );
         }
@@ -283,7 +342,7 @@ impl Engine {
                 solution,
                 failure: None,
                 counters,
-                workers: HashMap::new(),
+                workers,
                 next_worker,
                 settled_at_start: None,
                 claims,
@@ -303,6 +362,7 @@ impl Engine {
                 incumbent_claims: HashSet::new(),
                 auditing: false,
                 affinity: HashMap::new(),
+                registrations: std::collections::VecDeque::new(),
             }),
             wake: Condvar::new(),
             ended: Condvar::new(),
@@ -335,47 +395,102 @@ impl Engine {
     }
 
     /// Registers a worker with `slots` job slots, presenting the per-worker token named
-    /// `token` (if any); returns its id. A quarantined token is refused.
+    /// `token` (if any); returns its id (for drivers in this process, which need no secret).
     pub fn register(&self, slots: usize, token: Option<&str>) -> Result<u64, ClusterError> {
+        Ok(self.register_worker(slots, token)?.id)
+    }
+
+    /// Registers a worker as [`register`](Self::register) does and gives it a secret that
+    /// its later calls must present (see [`Engine::authenticate`]). The record is durable
+    /// before the reply, so a restarted coordinator still knows the worker. A quarantined
+    /// token is refused, and so is a flood of registrations.
+    pub fn register_worker(
+        &self,
+        slots: usize,
+        token: Option<&str>,
+    ) -> Result<Registration, ClusterError> {
         let mut state = self.lock();
         let id = state.next_worker;
         if token.is_some_and(|t| state.quarantined_tokens.contains(t)) {
             return Err(ClusterError::Quarantined(id));
         }
+        let now = Instant::now();
+        while state
+            .registrations
+            .front()
+            .is_some_and(|at| now.duration_since(*at) >= Duration::from_secs(1))
+        {
+            state.registrations.pop_front();
+        }
+        if state.registrations.len() >= REGISTRATIONS_PER_SECOND {
+            return Err(ClusterError::Busy(format!(
+                "more than {REGISTRATIONS_PER_SECOND} registrations in the last second"
+            )));
+        }
+        state.registrations.push_back(now);
+        let secret = format!("{:032x}", rand::random::<u128>());
+        let slots = slots.clamp(1, MAX_SLOTS);
+        let worker = Worker {
+            seen: now,
+            slots,
+            told: false,
+            token: token.map(str::to_string),
+            secret: secret_hash(&secret),
+        };
         state.next_worker += 1;
         self.store.put_next_worker(state.next_worker)?;
-        state.workers.insert(
+        self.store.put_worker(&WorkerRecord {
             id,
-            Worker {
-                seen: Instant::now(),
-                slots: slots.max(1),
-                told: false,
-                token: token.map(str::to_string),
-            },
-        );
+            slots,
+            token: worker.token.clone(),
+            secret_sha256: worker.secret,
+        })?;
+        self.store.sync()?;
+        state.workers.insert(id, worker);
         state.dirty = true;
         self.wake.notify_all();
-        Ok(id)
+        Ok(Registration { id, secret })
     }
 
-    /// True when `worker` (or the per-worker token named `token`) is quarantined.
-    pub fn refuses(&self, worker: u64, token: Option<&str>) -> bool {
+    /// Checks that a call under `worker` comes from that worker: a registered id (never the
+    /// coordinator's own), its secret, the per-worker token it registered with (if any), and
+    /// not quarantined. Every Lease, Complete, Heartbeat and watch from the network passes
+    /// here first.
+    pub fn authenticate(
+        &self,
+        worker: u64,
+        secret: &str,
+        token: Option<&str>,
+    ) -> Result<(), ClusterError> {
         let state = self.lock();
-        state.quarantined.contains(&worker)
+        if state.quarantined.contains(&worker)
             || token.is_some_and(|t| state.quarantined_tokens.contains(t))
+        {
+            return Err(ClusterError::Quarantined(worker));
+        }
+        let Some(record) = state.workers.get(&worker).filter(|_| worker != COORDINATOR) else {
+            return Err(ClusterError::UnknownWorker(worker));
+        };
+        if record.secret != secret_hash(secret) {
+            return Err(ClusterError::UnknownWorker(worker));
+        }
+        let registered = record.token.as_deref().filter(|t| *t != "shared");
+        let presented = token.filter(|t| *t != "shared");
+        if registered.is_some() && registered != presented {
+            return Err(ClusterError::UnknownWorker(worker));
+        }
+        Ok(())
     }
 
-    fn touch(state: &mut State, worker: u64) {
-        state
-            .workers
-            .entry(worker)
-            .and_modify(|w| w.seen = Instant::now())
-            .or_insert(Worker {
-                seen: Instant::now(),
-                slots: 1,
-                told: false,
-                token: None,
-            });
+    /// Marks a registered worker as seen now; unknown ids never count as live.
+    fn touch(state: &mut State, worker: u64) -> bool {
+        match state.workers.get_mut(&worker) {
+            Some(w) => {
+                w.seen = Instant::now();
+                true
+            }
+            None => false,
+        }
     }
 
     /// A worker seen since this moment (three lease periods ago) counts as live.
@@ -404,15 +519,31 @@ impl Engine {
             .all(|w| w.told || w.seen < live)
     }
 
-    /// Extends the leases of jobs still being solved.
+    /// Extends the leases of jobs still being solved, only those `worker` holds.
     pub fn heartbeat(&self, worker: u64, ids: &[JobId]) {
         let mut state = self.lock();
-        Self::touch(&mut state, worker);
+        if !Self::touch(&mut state, worker) {
+            return;
+        }
         let expiry = Instant::now() + self.params.lease;
         for id in ids {
             if let Some(entry) = state.jobs.get_mut(id) {
-                if let JobState::Leased { beta, .. } = entry.state {
-                    entry.state = JobState::Leased { beta, expiry };
+                if let JobState::Leased { beta, holder, .. } = entry.state {
+                    if holder.is_none_or(|h| h == worker) {
+                        entry.state = JobState::Leased {
+                            beta,
+                            expiry,
+                            holder,
+                        };
+                    }
+                }
+            }
+        }
+        let now = Instant::now();
+        for recheck in state.rechecks.values_mut() {
+            if let Some((w, until)) = recheck.holder.as_mut() {
+                if *w == worker && *until > now {
+                    *until = expiry;
                 }
             }
         }

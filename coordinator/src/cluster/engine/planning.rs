@@ -165,6 +165,8 @@ impl Engine {
                 completions: 0,
                 first: request.first,
                 spec_stored: false,
+                leased_to: Vec::new(),
+                untightened: false,
             });
             entry.first = request.first;
             match entry.state {

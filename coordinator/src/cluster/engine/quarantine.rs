@@ -58,6 +58,13 @@ impl Engine {
                 recheck.holder = None;
             }
         }
+        // Its leases go back to the queue now, not when they run out.
+        for entry in state.jobs.values_mut() {
+            entry.leased_to.retain(|&w| w != worker);
+            if matches!(entry.state, JobState::Leased { holder: Some(h), .. } if h == worker) {
+                entry.state = JobState::Idle;
+            }
+        }
         self.restart_search(state);
     }
 

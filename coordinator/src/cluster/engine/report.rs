@@ -25,7 +25,9 @@ impl Engine {
             if state.quarantined.contains(&worker) {
                 return Err(ClusterError::Quarantined(worker));
             }
-            Self::touch(&mut state, worker);
+            if !Self::touch(&mut state, worker) {
+                return Err(ClusterError::UnknownWorker(worker));
+            }
             let recheck = state
                 .rechecks
                 .get(&id)
@@ -33,11 +35,23 @@ impl Engine {
                 .map(|r| r.spec.clone());
             let spec = match recheck.clone() {
                 Some(spec) => spec,
-                None => state
-                    .jobs
-                    .get(&id)
-                    .map(|e| e.spec.clone())
-                    .ok_or_else(|| ClusterError::UnknownJob(id.to_string()))?,
+                None => {
+                    let entry = state
+                        .jobs
+                        .get_mut(&id)
+                        .ok_or_else(|| ClusterError::UnknownJob(id.to_string()))?;
+                    // Only a worker that leased the job may report it, once per lease (a
+                    // lease restored from disk names no holder: any registered worker).
+                    let restored = matches!(entry.state, JobState::Leased { holder: None, .. });
+                    match entry.leased_to.iter().position(|&w| w == worker) {
+                        Some(k) => {
+                            entry.leased_to.swap_remove(k);
+                        }
+                        None if restored => {}
+                        None => return Err(ClusterError::NotHeld(id.to_string())),
+                    }
+                    entry.spec.clone()
+                }
             };
             (spec, state.known.get(&id).copied(), recheck.is_some())
         };
@@ -95,10 +109,25 @@ impl Engine {
         }
         if let Some(entry) = state.jobs.get_mut(&id) {
             entry.completions += 1;
-            if matches!(entry.state, JobState::Leased { .. }) {
+            if let JobState::Leased { beta, .. } = entry.state {
+                if matches!(answer.outcome, Outcome::AtLeast(b) if b < beta) {
+                    entry.untightened = true;
+                }
                 entry.state = JobState::Idle;
             }
         }
+        // A verified exact value below a bound claimed for the same job proves the bound
+        // false (and a bound above a verified exact value is false): its claimant lied.
+        let liar = match (answer.outcome, previous) {
+            (Outcome::Exact { value, .. }, Some(Outcome::AtLeast(bound))) if value < bound => {
+                state.claims.get(&id).copied()
+            }
+            (Outcome::AtLeast(bound), Some(Outcome::Exact { value, .. })) if bound > value => {
+                Some(worker)
+            }
+            _ => None,
+        };
+
         let rechecks_before = state.rechecks.len();
         if new {
             let merged = match (answer.outcome, state.known.get(&id)) {
@@ -117,6 +146,18 @@ impl Engine {
             self.audit_early(&mut state, id);
         } else {
             state.counters.duplicate_completions += 1;
+        }
+        if let Some(liar) = liar {
+            let why = format!(
+                "claimed a bound for job {id} that a verified exact value contradicts \
+                 ({previous:?} against {:?})",
+                answer.outcome
+            );
+            state.counters.rejected += 1;
+            self.quarantine(&mut state, liar, &why);
+            if liar == worker {
+                return Err(ClusterError::Quarantined(worker));
+            }
         }
         // A result can arrive for a job queued again meanwhile (after a lease expiry or a
         // coordinator restart): if it answers that request, the job leaves the queue.

@@ -13,6 +13,13 @@ use crate::cluster::error::ClusterError;
 use crate::cluster::joblog::JobLine;
 use crate::cluster::plan;
 
+/// The cutoff a claim is re-run at: the value it states (a bound at its bound, an exact
+/// value at that value), never below the cutoff it must hold to. A re-run at the cutoff
+/// alone let an inflated bound ("≥ 971" where the truth is 970) stand in a proven ranking.
+fn stated(cutoff: u32, claimed: Outcome) -> u32 {
+    cutoff.max(claimed.value().min(hakase_core::solver::INFEASIBLE))
+}
+
 /// Memo entries of the coordinator's re-run solver.
 const AUDIT_MEMO: usize = 1 << 20;
 
@@ -109,11 +116,12 @@ impl Engine {
         };
         let recheck = Recheck {
             spec: entry.spec.clone(),
-            beta: cutoff,
+            beta: stated(cutoff, claimed),
             claimed,
             claimant: state.claims.get(&id).copied(),
             reason,
             holder: None,
+            queued: Instant::now(),
         };
         state.rechecks.insert(id, recheck);
     }
@@ -193,14 +201,16 @@ impl Engine {
                     claim.id,
                     Recheck {
                         spec: claim.spec,
-                        beta: claim.cutoff,
+                        beta: stated(claim.cutoff, outcome),
                         claimed: outcome,
                         claimant: state.claims.get(&claim.id).copied(),
                         reason,
                         holder: None,
+                        queued: Instant::now(),
                     },
                 );
             }
+            self.check_best_lower_side(state);
             if !state.rechecks.is_empty() {
                 tracing::info!(
                     rechecks = state.rechecks.len(),
@@ -212,6 +222,43 @@ impl Engine {
             }
         }
         state.rechecks.is_empty()
+    }
+
+    /// Queues the re-run of the best first guess's exact claim at its value: its tree
+    /// proves only that the value is reached, and a worker that sent a valid but
+    /// suboptimal tree for the true optimum would otherwise change the result unseen.
+    fn check_best_lower_side(&self, state: &mut State) {
+        let Some((value, at)) = state.planner.incumbent() else {
+            return;
+        };
+        let Some((id, spec)) = state.planner.whole_job(at) else {
+            return;
+        };
+        let Some(outcome) = state.known.get(&id).copied() else {
+            return;
+        };
+        let confirmed = state.confirmed.get(&id).is_some_and(|&b| b >= value);
+        let lower_covers = state.planner.lower(at) >= value;
+        if confirmed || lower_covers {
+            return;
+        }
+        if let Some(running) = state.rechecks.get_mut(&id) {
+            running.reason = Reason::Decisive;
+            running.beta = running.beta.max(value);
+            return;
+        }
+        state.rechecks.insert(
+            id,
+            Recheck {
+                spec,
+                beta: value,
+                claimed: outcome,
+                claimant: state.claims.get(&id).copied(),
+                reason: Reason::Decisive,
+                holder: None,
+                queued: Instant::now(),
+            },
+        );
     }
 
     /// A claim no live worker but its claimant could re-run: the coordinator takes it.
@@ -226,11 +273,12 @@ impl Engine {
                 w.seen >= live && Some(*id) != claimant && !state.quarantined.contains(id)
             })
         };
+        let waited_too_long = |r: &Recheck| now.duration_since(r.queued) >= self.params.lease;
         let (id, spec, beta) = state
             .rechecks
             .iter()
             .filter(|(_, r)| r.holder.is_none_or(|(_, until)| until <= now))
-            .find(|(_, r)| !others(r.claimant))
+            .find(|(_, r)| waited_too_long(r) || !others(r.claimant))
             .map(|(id, r)| (*id, r.spec.clone(), r.beta))?;
         if let Some(r) = state.rechecks.get_mut(&id) {
             r.holder = Some((COORDINATOR, now + Duration::from_secs(86_400)));
