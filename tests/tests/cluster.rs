@@ -190,7 +190,9 @@ fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
     let again = recomputed(&events);
     let audited = status["audit"]["rerun_decisive"].as_u64().unwrap_or(0)
         + status["audit"]["rerun_policy"].as_u64().unwrap_or(0);
-    assert_eq!(audited, 1, "{status}");
+    // The runner-up's claim, and the best first guess's lower side (its tree proves only
+    // that its total is reached).
+    assert_eq!(audited, 2, "{status}");
     assert!(
         events.iter().any(|e| e.recheck),
         "the runner-up's re-run is marked in the job logs"

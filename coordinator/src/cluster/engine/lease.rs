@@ -111,7 +111,9 @@ impl Engine {
             let held = state
                 .jobs
                 .values()
-                .filter(|e| matches!(e.state, JobState::Leased { holder: Some(h), .. } if h == worker))
+                .filter(
+                    |e| matches!(e.state, JobState::Leased { holder: Some(h), .. } if h == worker),
+                )
                 .count();
             let max = max.min((slots * MAX_PER_SLOT).saturating_sub(held));
             let expiry = Instant::now() + self.params.lease;

@@ -62,7 +62,9 @@ impl Default for EngineParams {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum JobState {
     Idle,
-    Queued { beta: u32 },
+    Queued {
+        beta: u32,
+    },
     /// `holder` is the worker the lease went to; `None` for a lease restored from disk
     /// (any registered worker may report it: its holder is not recorded there).
     Leased {

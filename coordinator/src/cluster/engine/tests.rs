@@ -125,7 +125,10 @@ fn a_displaced_incumbents_sampled_claim_is_re_run_while_the_search_goes_on() {
         .get(&displaced.id)
         .expect("the displaced claim is re-run now, not after the search");
     assert_eq!(recheck.reason, Reason::Policy);
-    assert_eq!(recheck.beta, state.planner.cutoff(i));
+    // Re-run at the value the claim states (above the cutoff it must hold to), so that an
+    // inflated total cannot stand in the ranking either.
+    assert!(recheck.claimed.value() > state.planner.cutoff(i));
+    assert_eq!(recheck.beta, recheck.claimed.value());
     assert!(
         !state.rechecks.contains_key(&kept[0].id),
         "the incumbent's claim waits for the final audit"
