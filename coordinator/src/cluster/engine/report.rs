@@ -20,6 +20,7 @@ impl Engine {
         answer: JobAnswer,
         durable: bool,
     ) -> Result<bool, ClusterError> {
+        let mut not_held = false;
         let (spec, previous, recheck) = {
             let mut state = self.lock();
             if state.quarantined.contains(&worker) {
@@ -48,7 +49,8 @@ impl Engine {
                             entry.leased_to.swap_remove(k);
                         }
                         None if restored => {}
-                        None => return Err(ClusterError::NotHeld(id.to_string())),
+                        // Not taken, but a forged tree still quarantines its sender below.
+                        None => not_held = true,
                     }
                     entry.spec.clone()
                 }
@@ -60,6 +62,9 @@ impl Engine {
             state.counters.rejected += 1;
             self.quarantine(&mut state, worker, &err.to_string());
             return Err(err);
+        }
+        if not_held {
+            return Err(ClusterError::NotHeld(id.to_string()));
         }
         if recheck {
             return self.judge(worker, id, answer);
