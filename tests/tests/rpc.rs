@@ -374,7 +374,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
 
     // A real worker finishes the run; the result is still exact.
     let mut worker = start_worker(&dir, "worker", &url, &[]);
-    let doc = finished_as(&mut coordinator, &reference);
+    finished_as(&mut coordinator, &reference);
     // Repeated reports are refused (no lease behind them), not counted as duplicates.
     assert!(worker.wait(Duration::from_secs(60)).success());
 
