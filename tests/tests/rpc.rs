@@ -363,10 +363,16 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
                 value: value - 1,
                 ..answer.to_proto(id)
             };
-            // The job was reported already: the lie has no lease behind it and is refused.
+            // The job was reported already, so the lie has no lease behind it; its forged
+            // tree is still checked first, so the sender is caught, not merely turned away.
+            assert_eq!(
+                code(client.complete(complete(Some(lie.clone()), &fingerprint)).await),
+                Code::InvalidArgument
+            );
             assert_eq!(
                 code(client.complete(complete(Some(lie), &fingerprint)).await),
-                Code::NotFound
+                Code::PermissionDenied,
+                "the liar is quarantined"
             );
         }
         watched
