@@ -193,6 +193,21 @@ fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
     // The runner-up's claim, and the best first guess's lower side (its tree proves only
     // that its total is reached).
     assert_eq!(audited, 2, "{status}");
+    // Outside the sample (fraction 0) every other needed claim is accepted unchecked, and
+    // the result names each first guess resting on one (one whole job each here: no split).
+    let doc: serde_json::Value = serde_json::from_str(&second.output()).expect("JSON output");
+    let named = doc["unchecked_claims"]
+        .as_array()
+        .expect("unchecked_claims");
+    assert_eq!(
+        Some(named.len() as u64),
+        status["audit"]["unchecked"].as_u64(),
+        "{doc}"
+    );
+    assert!(
+        !named.contains(&doc["first_guess"]),
+        "the best is always re-run"
+    );
     assert!(
         events.iter().any(|e| e.recheck),
         "the runner-up's re-run is marked in the job logs"

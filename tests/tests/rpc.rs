@@ -366,7 +366,11 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             // The job was reported already, so the lie has no lease behind it; its forged
             // tree is still checked first, so the sender is caught, not merely turned away.
             assert_eq!(
-                code(client.complete(complete(Some(lie.clone()), &fingerprint)).await),
+                code(
+                    client
+                        .complete(complete(Some(lie.clone()), &fingerprint))
+                        .await
+                ),
                 Code::InvalidArgument
             );
             assert_eq!(

@@ -143,6 +143,10 @@ pub struct AuditSummary {
     pub rerun_on_coordinator: u64,
     /// Needed claims accepted without a re-run (outside the sample).
     pub unchecked: u64,
+    /// The first guesses (guess ids, ascending) whose ranking row rests on such a claim: a
+    /// false one there could hide a better first guess, so the result names them.
+    #[serde(default)]
+    pub unchecked_guesses: Vec<u32>,
     /// Results refused or refuted: forged trees, re-runs that disagreed.
     pub lies_caught: u64,
     /// Worker ids quarantined, in order.

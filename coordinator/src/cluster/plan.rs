@@ -588,6 +588,11 @@ impl Planner {
         }
     }
 
+    /// The guess at search position `i`: the audit names the rows it left unchecked.
+    pub fn guess_at(&self, i: usize) -> Option<GuessId> {
+        self.level.order.get(i).map(|g| g.guess)
+    }
+
     /// The whole first-guess job of first guess `i`, when it has one.
     pub fn whole_job(&self, i: usize) -> Option<(JobId, Arc<JobSpec>)> {
         self.level.firsts.get(i)?.whole.clone()

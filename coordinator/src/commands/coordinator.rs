@@ -250,13 +250,16 @@ impl Coordinator {
                 let solution = engine
                     .wait(Duration::ZERO)?
                     .context("the run ended without a solution")?;
+                let status = engine.snapshot();
+                let unchecked = &status.audit.unchecked_guesses;
                 if self.output.json {
-                    let mut doc = report::to_json(engine.game, &solution);
-                    doc["status"] = serde_json::to_value(engine.snapshot())?;
+                    let mut doc = report::to_json(engine.game, &solution, unchecked);
+                    doc["status"] = serde_json::to_value(&status)?;
                     super::write_json(out, &doc)?;
                 } else {
-                    report::write_text(out, engine.game, engine.table, &solution, self.top)?;
-                    writeln!(out, "{}", engine.snapshot().audit.line())?;
+                    let (game, table) = (engine.game, engine.table);
+                    report::write_text(out, game, table, &solution, self.top, unchecked)?;
+                    writeln!(out, "{}", status.audit.line())?;
                 }
                 // After the result is printed: a failed write loses only the file.
                 if let (Some(path), Some(tree)) = (&self.tree_out, &solution.tree) {

@@ -5,21 +5,28 @@ use std::io::{self, Write};
 
 use hakase_core::history::partition;
 use hakase_core::solver::Solution;
-use hakase_core::{FeedbackTable, Game};
+use hakase_core::{FeedbackTable, Game, GuessId};
 use serde_json::json;
 
-/// Writes the human-readable report.
+/// Writes the human-readable report. `unchecked` names the first guesses whose row rests on
+/// a worker's claim the audit did not re-run: the result is proven only if those hold, so
+/// the headline and those rows say so instead of a bare "proven".
 pub fn write_text(
     out: &mut dyn Write,
     game: &Game,
     table: &FeedbackTable,
     solution: &Solution,
     top: usize,
+    unchecked: &[GuessId],
 ) -> io::Result<()> {
-    let proven = if solution.proven {
-        "proven"
-    } else {
-        "not proven (restricted search)"
+    let proven = match (solution.proven, unchecked.len()) {
+        (false, _) => "not proven (restricted search)".to_string(),
+        (true, 0) => "proven".to_string(),
+        (true, n) => format!(
+            "proven if {n} unchecked worker claim{} hold{}, marked *; --audit-fraction 1 checks all",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" }
+        ),
     };
     let Some(best) = solution.best else {
         writeln!(
@@ -53,9 +60,14 @@ pub fn write_text(
         } else {
             format!(">= {}", v.outcome.value())
         };
+        let mark = if unchecked.binary_search(&v.guess).is_ok() {
+            "  *"
+        } else {
+            ""
+        };
         writeln!(
             out,
-            "{:>4}. {}  {value}",
+            "{:>4}. {}  {value}{mark}",
             rank + 1,
             game.guess_text(v.guess)
         )?;
@@ -91,8 +103,9 @@ pub fn write_chart(
     Ok(())
 }
 
-/// The machine-readable report: the whole solution plus names for people.
-pub fn to_json(game: &Game, solution: &Solution) -> serde_json::Value {
+/// The machine-readable report: the whole solution plus names for people, and the first
+/// guesses whose row rests on an unchecked worker claim (see [`write_text`]).
+pub fn to_json(game: &Game, solution: &Solution, unchecked: &[GuessId]) -> serde_json::Value {
     json!({
         "game": game.name(),
         "fingerprint": game.fingerprint(),
@@ -100,6 +113,7 @@ pub fn to_json(game: &Game, solution: &Solution) -> serde_json::Value {
         "total": solution.best.map(|b| b.outcome.value()),
         "guesses_left": solution.guesses_left,
         "proven": solution.proven,
+        "unchecked_claims": unchecked.iter().map(|&g| game.guess_text(g)).collect::<Vec<_>>(),
         "ranking": solution.ranking.iter().take(20).map(|v| json!({
             "guess": game.guess_text(v.guess),
             "exact": v.outcome.is_exact(),
@@ -107,4 +121,53 @@ pub fn to_json(game: &Game, solution: &Solution) -> serde_json::Value {
         })).collect::<Vec<_>>(),
         "solution": solution,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hakase_core::presets::load_preset;
+    use hakase_core::solver::{FirstGuesses, Solver, SolverConfig};
+
+    fn report(unchecked_rank: Option<usize>) -> (Vec<String>, Vec<GuessId>) {
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let solver = Solver::new(&game, &table, SolverConfig::default(), 100_000);
+        let solution = solver.solve_game(FirstGuesses::Best, &|_| {});
+        let unchecked: Vec<GuessId> = unchecked_rank
+            .map(|r| solution.ranking[r].guess)
+            .into_iter()
+            .collect();
+        let mut out = Vec::new();
+        write_text(&mut out, &game, &table, &solution, 5, &unchecked).expect("write");
+        let text = String::from_utf8(out).expect("utf-8");
+        (text.lines().map(str::to_string).collect(), unchecked)
+    }
+
+    #[test]
+    fn a_row_resting_on_an_unchecked_claim_is_marked_and_the_headline_says_so() {
+        let (lines, _) = report(Some(2));
+        assert!(
+            lines[0].contains(
+                "(proven if 1 unchecked worker claim holds, marked *; --audit-fraction 1 checks all, "
+            ),
+            "{}",
+            lines[0]
+        );
+        let rows: Vec<&String> = lines.iter().filter(|l| l.starts_with("   ")).collect();
+        let marked: Vec<usize> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.ends_with("  *"))
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(marked, vec![2], "{rows:?}");
+    }
+
+    #[test]
+    fn a_fully_checked_result_is_plainly_proven_with_no_marks() {
+        let (lines, _) = report(None);
+        assert!(lines[0].contains("(proven, "), "{}", lines[0]);
+        assert!(!lines.iter().any(|l| l.ends_with("  *")));
+    }
 }

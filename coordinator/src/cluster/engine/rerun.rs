@@ -139,6 +139,7 @@ impl Engine {
             let mut needed = Vec::new();
             state.audit.covered_by_bound = 0;
             state.audit.unchecked = 0;
+            state.audit.unchecked_guesses.clear();
             state.audit.covered_by_bound = state.planner.pruned_unopened() as u64;
             for claim in state.planner.first_claims() {
                 match state.known.get(&claim.id) {
@@ -195,6 +196,9 @@ impl Engine {
                     Reason::Policy
                 } else {
                     state.audit.unchecked += 1;
+                    if let Some(guess) = state.planner.guess_at(claim.first) {
+                        state.audit.unchecked_guesses.push(guess);
+                    }
                     continue;
                 };
                 state.rechecks.insert(
@@ -210,6 +214,8 @@ impl Engine {
                     },
                 );
             }
+            state.audit.unchecked_guesses.sort_unstable();
+            state.audit.unchecked_guesses.dedup();
             self.check_best_lower_side(state);
             if !state.rechecks.is_empty() {
                 tracing::info!(
