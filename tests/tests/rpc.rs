@@ -125,7 +125,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
         };
         assert_eq!(code(client.register(other).await), Code::FailedPrecondition);
         let reply = client
-            .register(register)
+            .register(register.clone())
             .await
             .expect("register")
             .into_inner();
@@ -231,18 +231,6 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             code(client.complete(complete(Some(good.clone()), "ffff")).await),
             Code::FailedPrecondition
         );
-        let short_id = JobResult {
-            job_id: vec![0; 5],
-            ..good.clone()
-        };
-        assert_eq!(
-            code(
-                client
-                    .complete(complete(Some(short_id), &fingerprint))
-                    .await
-            ),
-            Code::InvalidArgument
-        );
         let unknown = JobResult {
             job_id: vec![7; 16],
             ..good.clone()
@@ -255,31 +243,49 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
             ),
             Code::NotFound
         );
+        // Each malformed report comes from a fresh worker: it is refused, and its sender is
+        // quarantined for it (an honest worker never sends one).
+        let mut malformed = vec![JobResult {
+            job_id: vec![0; 5],
+            ..good.clone()
+        }];
         if let Outcome::Exact { .. } = answer.outcome {
-            let garbage = JobResult {
+            malformed.push(JobResult {
                 tree: vec![0xFF; 40],
                 ..good.clone()
-            };
-            assert_eq!(
-                code(client.complete(complete(Some(garbage), &fingerprint)).await),
-                Code::InvalidArgument
-            );
-            let huge = JobResult {
+            });
+            malformed.push(JobResult {
                 tree: vec![0; 25 << 20],
                 ..good.clone()
-            };
-            assert_eq!(
-                code(client.complete(complete(Some(huge), &fingerprint)).await),
-                Code::InvalidArgument
-            );
+            });
         } else {
-            let below = JobResult {
+            malformed.push(JobResult {
                 value: beta.saturating_sub(1),
                 ..good.clone()
+            });
+        }
+        for result in malformed {
+            let sender = client
+                .register(register.clone())
+                .await
+                .expect("register")
+                .into_inner();
+            let report = CompleteRequest {
+                worker_id: sender.worker_id,
+                secret: sender.secret.clone(),
+                ..complete(Some(result), &fingerprint)
+            };
+            assert_eq!(code(client.complete(report).await), Code::InvalidArgument);
+            let next = LeaseRequest {
+                worker_id: sender.worker_id,
+                secret: sender.secret.clone(),
+                fingerprint: fingerprint.clone(),
+                max_jobs: 1,
             };
             assert_eq!(
-                code(client.complete(complete(Some(below), &fingerprint)).await),
-                Code::InvalidArgument
+                code(client.lease(next).await),
+                Code::PermissionDenied,
+                "the sender of a malformed report is quarantined"
             );
         }
         // The same result twice: the second has no lease behind it and is refused.

@@ -339,7 +339,19 @@ impl Cluster for Services {
             .iter()
             .chain(&request.results)
             .map(|r| JobAnswer::from_proto(r, guesses))
-            .collect::<Result<Vec<(JobId, JobAnswer)>, _>>()?;
+            .collect::<Result<Vec<(JobId, JobAnswer)>, _>>();
+        let answers = match answers {
+            Ok(answers) => answers,
+            Err(err) => {
+                // The quarantine replans the search: not on the async threads.
+                let (engine, worker, why) =
+                    (self.engine.clone(), request.worker_id, err.to_string());
+                tokio::task::spawn_blocking(move || engine.refuse_malformed(worker, &why))
+                    .await
+                    .map_err(|e| Status::internal(e.to_string()))?;
+                return Err(err.into());
+            }
+        };
         let engine = self.engine.clone();
         let worker = request.worker_id;
         let batch = request.result.is_none();

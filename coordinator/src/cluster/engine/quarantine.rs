@@ -8,6 +8,19 @@ use crate::cluster::plan::Planner;
 use crate::cluster::store::QuarantineRecord;
 
 impl Engine {
+    /// Quarantines an authenticated worker whose report cannot be decoded: an honest worker
+    /// of this protocol never sends one, and one that does must not keep its leases or go
+    /// on reporting (a forged tree that fails to decode is as much a lie as one that does).
+    pub fn refuse_malformed(&self, worker: u64, why: &str) {
+        let mut state = self.lock();
+        state.counters.rejected += 1;
+        self.quarantine(
+            &mut state,
+            worker,
+            &format!("sent a malformed result: {why}"),
+        );
+    }
+
     /// Refuses `worker` from now on (and its per-worker token), forgets every result it
     /// made so that others redo them, and plans the search again from what is left.
     pub(super) fn quarantine(&self, state: &mut State, worker: u64, why: &str) {

@@ -1,0 +1,348 @@
+//! The engine under a liar, without the network: random schedules of honest results and
+//! forged ones (inflated bounds, valid but suboptimal trees, false exact values, reports of
+//! jobs another worker holds) must end in the true optimum, or in a result that says which
+//! rows rest on unchecked claims — never in a wrong row printed as proven. Honest workers are
+//! never refused or quarantined.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hakase_coordinator::cluster::audit::AuditPolicy;
+use hakase_coordinator::cluster::engine::{Engine, EngineParams};
+use hakase_coordinator::cluster::error::ClusterError;
+use hakase_core::presets::load_preset;
+use hakase_core::solver::{FirstGuesses, Objective, Outcome, Solver, SolverConfig, INFEASIBLE};
+use hakase_core::{FeedbackTable, GuessId};
+use hakase_proto::job::{JobAnswer, JobId, JobSpec};
+use hakase_worker::{solve_job, Workbench};
+
+const GAME: &str = "pokemon-gen:1";
+
+/// A small deterministic generator (the schedule must replay from its seed).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// The exact value of every first guess, from the single-process solver.
+fn truth() -> (u32, HashMap<GuessId, u32>) {
+    let game = load_preset(GAME).expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, SolverConfig::default(), 1_000_000);
+    let all = solver.solve_game(FirstGuesses::RankAll, &|_| {});
+    let values: HashMap<GuessId, u32> = all
+        .ranking
+        .iter()
+        .map(|v| {
+            assert!(v.outcome.is_exact(), "rank-all gives exact values");
+            (v.guess, v.outcome.value())
+        })
+        .collect();
+    let best = all.best.expect("a best first guess").outcome.value();
+    (best, values)
+}
+
+/// What one run did, for the figures of the test.
+#[derive(Debug, Default)]
+struct Tally {
+    messages: u64,
+    forged: u64,
+    caught: bool,
+    unchecked_rows: usize,
+    exact: bool,
+}
+
+/// One forged answer to `honest` (the true answer to the job at cutoff `beta`), or `None`
+/// when the kind drawn does not apply to this job.
+fn forge(
+    rng: &mut Rng,
+    inflate_only: bool,
+    honest: &JobAnswer,
+    worse: impl FnOnce() -> Option<JobAnswer>,
+    beta: u32,
+) -> Option<JobAnswer> {
+    let lie = |outcome, tree| JobAnswer {
+        outcome,
+        tree,
+        ..honest.clone()
+    };
+    let kind = if inflate_only { 0 } else { rng.below(3) };
+    match kind {
+        // An inflated bound: the most tempting lie, it prunes the guess.
+        0 => {
+            let bound = (honest.outcome.value() + 1 + rng.below(40) as u32).max(beta);
+            Some(lie(Outcome::AtLeast(bound), None))
+        }
+        // A valid tree that totals more than the optimum of the job.
+        1 => {
+            let worse = worse()?;
+            (worse.outcome.value() > honest.outcome.value() && honest.outcome.is_exact())
+                .then_some(worse)
+        }
+        // A false exact value below its tree's total.
+        _ => match honest.outcome {
+            Outcome::Exact { value, guess } if value > 1 => Some(lie(
+                Outcome::Exact {
+                    value: value - 1,
+                    guess,
+                },
+                honest.tree.clone(),
+            )),
+            _ => None,
+        },
+    }
+}
+
+/// A valid tree for `spec` that is not the optimal one: the least-worst-case tree, its
+/// total counted. Exact with that total (which may equal the optimum: then no lie).
+fn suboptimal(worst: &Workbench, spec: &JobSpec) -> Option<JobAnswer> {
+    let answer = solve_job(worst.solver(), spec, INFEASIBLE);
+    let tree = answer.tree.clone()?;
+    let eval = tree.evaluate(worst.game(), worst.table(), &spec.node.candidates);
+    Some(JobAnswer {
+        outcome: Outcome::Exact {
+            value: u32::try_from(eval.total).ok()?,
+            guess: tree.guess,
+        },
+        ..answer
+    })
+}
+
+/// Runs the game through two honest workers and one liar that forges `lie_percent` of its
+/// answers (only as inflated bounds when `inflate_only`), with the audit re-running `fraction` of the claims; checks the result against
+/// `truth` and returns what happened.
+fn run(
+    seed: u64,
+    fraction: f64,
+    lie_percent: u64,
+    inflate_only: bool,
+    truth: &(u32, HashMap<GuessId, u32>),
+) -> Tally {
+    let db = std::env::temp_dir().join(format!(
+        "hakase-adversary-{seed}-{}-{}",
+        (fraction * 100.0) as u32,
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&db);
+    let params = EngineParams {
+        lease: Duration::from_secs(120),
+        min_outstanding: 16,
+        audit: Some(AuditPolicy::with_fraction(fraction)),
+        ..EngineParams::default()
+    };
+    let config = SolverConfig::default();
+    let engine = Engine::new(
+        load_preset(GAME).expect("preset"),
+        config.clone(),
+        &db,
+        params,
+    )
+    .expect("engine");
+    let bench = Workbench::new(engine.game.clone(), config, None, 1_000_000);
+    let worst_config = SolverConfig {
+        objective: Objective::Worst,
+        ..SolverConfig::default()
+    };
+    let worst = Workbench::new(engine.game.clone(), worst_config, None, 1_000_000);
+    let stop = AtomicBool::new(false);
+    let mut rng = Rng(seed);
+    let mut tally = Tally::default();
+    let honest = [
+        engine.register(2, None).expect("register"),
+        engine.register(2, None).expect("register"),
+    ];
+    let liar = engine.register(4, None).expect("register");
+    let solution = std::thread::scope(|scope| {
+        scope.spawn(|| engine.drive(&stop));
+        let workers = [honest[0], honest[1], liar];
+        // Leased, solved, not reported yet: reports come later, in any order.
+        let mut pending: HashMap<u64, Vec<(JobId, JobAnswer, u32, Arc<JobSpec>)>> = HashMap::new();
+        let mut steps = 0u64;
+        let solution = loop {
+            if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
+                break solution;
+            }
+            steps += 1;
+            assert!(steps < 2_000_000, "the run never finished (seed {seed})");
+            let worker = workers[rng.below(3) as usize];
+            let is_liar = worker == liar;
+            if is_liar && tally.caught {
+                continue;
+            }
+            let queue = pending.entry(worker).or_default();
+            if !queue.is_empty() && rng.below(2) == 0 {
+                // Report some held jobs, most recent or oldest first.
+                let k = 1 + rng.below(queue.len() as u64) as usize;
+                let batch: Vec<_> = if rng.below(2) == 0 {
+                    queue.drain(..k).collect()
+                } else {
+                    let at = queue.len() - k;
+                    queue.drain(at..).collect()
+                };
+                for (id, answer, beta, spec) in batch {
+                    tally.messages += 1;
+                    let sent = if is_liar && rng.below(100) < lie_percent {
+                        forge(
+                            &mut rng,
+                            inflate_only,
+                            &answer,
+                            || suboptimal(&worst, &spec),
+                            beta,
+                        )
+                    } else {
+                        None
+                    };
+                    tally.forged += u64::from(sent.is_some());
+                    let result = engine.complete(worker, id, sent.unwrap_or(answer), false);
+                    if is_liar {
+                        tally.caught |= engine.snapshot().audit.quarantined.contains(&liar);
+                    } else {
+                        // A job leased to it twice is reported twice; the second finds no
+                        // lease left (a real worker is told NotFound and goes on).
+                        match result {
+                            Ok(_) | Err(ClusterError::NotHeld(_)) => {}
+                            Err(err) => {
+                                panic!("an honest report was refused (seed {seed}): {err}")
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            if is_liar && rng.below(8) == 0 {
+                // A report of a job an honest worker holds, under the liar's own id.
+                let held = honest
+                    .iter()
+                    .flat_map(|w| pending.get(w).into_iter().flatten())
+                    .next()
+                    .cloned();
+                if let Some((id, answer, beta, _)) = held {
+                    tally.messages += 1;
+                    tally.forged += 1;
+                    let lie = JobAnswer {
+                        outcome: Outcome::AtLeast((answer.outcome.value() + 5).max(beta)),
+                        tree: None,
+                        ..answer
+                    };
+                    assert!(
+                        engine.complete(liar, id, lie, false).is_err(),
+                        "a report of a job the liar does not hold was taken (seed {seed})"
+                    );
+                }
+                continue;
+            }
+            tally.messages += 1;
+            let leased = match engine.lease(worker, 1 + rng.below(6) as usize) {
+                Ok(Some(jobs)) => jobs,
+                Ok(None) => continue,
+                Err(_) if is_liar => {
+                    tally.caught = true;
+                    continue;
+                }
+                Err(err) => panic!("an honest lease was refused (seed {seed}): {err}"),
+            };
+            if leased.is_empty() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            for job in leased {
+                let answer = solve_job(bench.solver(), &job.spec, job.beta);
+                pending
+                    .entry(worker)
+                    .or_default()
+                    .push((job.id, answer, job.beta, job.spec));
+            }
+        };
+        stop.store(true, Ordering::Relaxed);
+        engine.poke();
+        solution
+    });
+    let status = engine.snapshot();
+    assert!(
+        status.audit.quarantined.iter().all(|&w| w == liar),
+        "an honest worker was quarantined (seed {seed}): {:?}",
+        status.audit.quarantined
+    );
+    let unchecked = &status.audit.unchecked_guesses;
+    let (optimum, values) = truth;
+    let best = solution.best.expect("a best first guess").outcome.value();
+    if fraction >= 1.0 {
+        assert!(unchecked.is_empty(), "every claim is checked at fraction 1");
+    }
+    if best != *optimum {
+        assert!(
+            !unchecked.is_empty(),
+            "a wrong total {best} (truth {optimum}) printed as plainly proven (seed {seed})"
+        );
+    }
+    for row in &solution.ranking {
+        if unchecked.binary_search(&row.guess).is_ok() {
+            continue;
+        }
+        let truth = values[&row.guess];
+        match row.outcome {
+            Outcome::Exact { value, .. } => assert_eq!(
+                value, truth,
+                "a wrong exact row printed as proven (seed {seed}, guess {})",
+                row.guess
+            ),
+            Outcome::AtLeast(bound) => assert!(
+                bound <= truth,
+                "a false bound >= {bound} (truth {truth}) printed as proven (seed {seed})"
+            ),
+        }
+    }
+    tally.unchecked_rows = unchecked.len();
+    tally.exact = best == *optimum;
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+    tally
+}
+
+#[test]
+fn a_liar_never_makes_a_wrong_result_proven() {
+    let truth = truth();
+    let mut runs = Vec::new();
+    // Every kind of lie, or only inflated bounds (the lie a tree cannot expose), at each
+    // audit fraction.
+    let mut seed = 0;
+    for inflate_only in [false, true] {
+        for fraction in [1.0, 0.5, 0.1, 0.0] {
+            for lie_percent in [100, 30, 5] {
+                seed += 1;
+                let tally = run(seed, fraction, lie_percent, inflate_only, &truth);
+                runs.push((seed, fraction, lie_percent, tally));
+            }
+        }
+    }
+    let messages: u64 = runs.iter().map(|r| r.3.messages).sum();
+    let forged: u64 = runs.iter().map(|r| r.3.forged).sum();
+    eprintln!(
+        "{} runs, {messages} messages, {forged} forged, 0 wrong \"proven\" results",
+        runs.len()
+    );
+    for (seed, fraction, lie_percent, tally) in &runs {
+        eprintln!("seed {seed} fraction {fraction} lies {lie_percent}%: {tally:?}");
+    }
+    assert!(
+        forged > 0,
+        "the liar never lied: the test would prove nothing"
+    );
+    // At fraction 1 every result is the true optimum.
+    assert!(runs
+        .iter()
+        .filter(|r| r.1 >= 1.0)
+        .all(|r| r.3.exact && r.3.unchecked_rows == 0));
+}
