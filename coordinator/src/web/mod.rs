@@ -2,7 +2,8 @@
 //! over the same query service as gRPC, and the player's assistant page at `/` (see
 //! [`assets`]), embedded in the binary so nothing is built or fetched on the user's side.
 //!
-//! Limits ([`WebLimits`]): request bodies of at most [`MAX_BODY_BYTES`], a request (body
+//! Limits ([`WebLimits`]): request bodies of at most [`MAX_BODY_BYTES`] (a larger declared
+//! `content-length` is refused before the body is read), a request (body
 //! included) must complete within [`REQUEST_TIMEOUT`], headers within [`HEADER_TIMEOUT`], and
 //! at most [`MAX_CONNECTIONS`] connections are served at once, so slow or hostile clients
 //! cannot starve the others.
@@ -24,6 +25,7 @@ use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
 use crate::query::QueryService;
@@ -74,6 +76,12 @@ pub fn router(service: QueryService, limits: WebLimits) -> Router {
         .nest("/api/v1", api::routes().merge(puzzles::routes()))
         .fallback(errors::not_found)
         .layer(DefaultBodyLimit::max(limits.body_bytes))
+        // A declared length over the limit is refused before the body is read: waiting for
+        // the body would only end in the request timeout.
+        .layer(RequestBodyLimitLayer::new(limits.body_bytes))
+        .layer(axum::middleware::map_response(
+            errors::json_payload_too_large,
+        ))
         .layer(TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             limits.request_timeout,
