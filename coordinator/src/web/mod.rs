@@ -3,10 +3,14 @@
 //! [`assets`]), embedded in the binary so nothing is built or fetched on the user's side.
 //!
 //! Limits ([`WebLimits`]): request bodies of at most [`MAX_BODY_BYTES`] (a larger declared
-//! `content-length` is refused before the body is read), a request (body
-//! included) must complete within [`REQUEST_TIMEOUT`], headers within [`HEADER_TIMEOUT`], and
-//! at most [`MAX_CONNECTIONS`] connections are served at once, so slow or hostile clients
-//! cannot starve the others.
+//! `content-length` is refused before the body is read), a request (body included) must
+//! complete within [`REQUEST_TIMEOUT`], each request's headers within [`HEADER_TIMEOUT`] of
+//! the connection opening or of the previous response (so idle and keep-alive connections
+//! are closed too), and at most [`MAX_CONNECTIONS`] connections are served at once, so slow,
+//! idle or hostile clients cannot starve the others.
+//!
+//! The port speaks HTTP/1.1 only: browsers use HTTP/2 only over TLS, which this port does not
+//! offer, and gRPC has its own port. A client that starts with the HTTP/2 preface is closed.
 
 pub mod api;
 pub mod assets;
@@ -19,8 +23,8 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto::Builder;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
@@ -36,7 +40,8 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 /// Time a whole request may take, reading its body included.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Time a client has to send a request's headers.
+/// Time a client has to send a request's headers, from the connection opening or from the
+/// previous response: an idle connection is closed after it.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Connections served at once; more wait in the listen queue.
@@ -52,7 +57,8 @@ pub struct WebLimits {
     pub body_bytes: usize,
     /// Time a whole request may take.
     pub request_timeout: Duration,
-    /// Time a client has to send a request's headers.
+    /// Time a client has to send a request's headers, counted from the connection opening or
+    /// from the previous response.
     pub header_timeout: Duration,
     /// Connections served at once.
     pub max_connections: usize,
@@ -89,17 +95,18 @@ pub fn router(service: QueryService, limits: WebLimits) -> Router {
         .with_state(Arc::new(service))
 }
 
-/// Serves `app` on `listener` (HTTP/1.1 and HTTP/2) until `shutdown`, then lets open
-/// requests finish for a moment.
+/// Serves `app` on `listener` (HTTP/1.1) until `shutdown`, then lets open requests finish
+/// for a moment.
 pub async fn serve_http(
     app: Router,
     listener: TcpListener,
     limits: WebLimits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let mut builder = Builder::new(TokioExecutor::new());
+    let mut builder = http1::Builder::new();
+    // hyper starts this timer when it waits for a request's head: on a new connection and
+    // again after each response, so it bounds idle keep-alive connections as well.
     builder
-        .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
     let graceful = GracefulShutdown::new();
@@ -128,9 +135,7 @@ pub async fn serve_http(
         // Small replies must not wait for Nagle's algorithm.
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(app.clone());
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
-            .into_owned();
+        let connection = builder.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             let _ = connection.await;
