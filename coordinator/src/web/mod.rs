@@ -6,14 +6,16 @@
 //! `content-length` is refused before the body is read), a request (body included) must
 //! complete within [`REQUEST_TIMEOUT`], each request's headers within [`HEADER_TIMEOUT`] of
 //! the connection opening or of the previous response (so idle and keep-alive connections
-//! are closed too), and at most [`MAX_CONNECTIONS`] connections are served at once, so slow,
-//! idle or hostile clients cannot starve the others.
+//! are closed too), and at most [`MAX_CONNECTIONS`] connections are served at once, at most
+//! [`MAX_CONNECTIONS_PER_IP`] of them from one address; connections past either bound are
+//! closed at once. So slow, idle or hostile clients cannot starve the others.
 //!
 //! The port speaks HTTP/1.1 only: browsers use HTTP/2 only over TLS, which this port does not
 //! offer, and gRPC has its own port. A client that starts with the HTTP/2 preface is closed.
 
 pub mod api;
 pub mod assets;
+mod connections;
 mod errors;
 pub mod puzzles;
 
@@ -28,10 +30,10 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
+use self::connections::Gate;
 use crate::query::QueryService;
 
 /// Largest request body accepted: a history is a few hundred bytes.
@@ -44,8 +46,12 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// previous response: an idle connection is closed after it.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Connections served at once; more wait in the listen queue.
+/// Connections served at once; more are closed as soon as they are accepted.
 pub const MAX_CONNECTIONS: usize = 1024;
+
+/// Connections one client address may hold at once (a browser opens about 6), so a few
+/// addresses cannot take every place; more from it are closed as soon as they are accepted.
+pub const MAX_CONNECTIONS_PER_IP: usize = 64;
 
 /// Time given to open connections to finish when the server stops.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -60,7 +66,7 @@ pub struct WebLimits {
     /// Time a client has to send a request's headers, counted from the connection opening or
     /// from the previous response.
     pub header_timeout: Duration,
-    /// Connections served at once.
+    /// Connections served at once (one address gets at most [`MAX_CONNECTIONS_PER_IP`]).
     pub max_connections: usize,
 }
 
@@ -109,18 +115,14 @@ pub async fn serve_http(
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
+    let gate = Gate::new(
+        limits.max_connections,
+        MAX_CONNECTIONS_PER_IP.min(limits.max_connections),
+    );
     let graceful = GracefulShutdown::new();
-    let connections = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            permit = connections.clone().acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => break,
-            },
-            () = &mut shutdown => break,
-        };
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -132,6 +134,15 @@ pub async fn serve_http(
             },
             () = &mut shutdown => break,
         };
+        let admitted = match gate.admit(peer.ip()) {
+            Ok(admitted) => admitted,
+            Err(refused) => {
+                // Debug only: under a flood a line per refusal would be a flood of its own.
+                tracing::debug!("closing the HTTP connection of {peer}: {refused}");
+                drop(stream);
+                continue;
+            }
+        };
         // Small replies must not wait for Nagle's algorithm.
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(app.clone());
@@ -139,7 +150,7 @@ pub async fn serve_http(
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             let _ = connection.await;
-            drop(permit);
+            drop(admitted);
         });
     }
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown()).await;
