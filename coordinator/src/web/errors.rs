@@ -4,7 +4,7 @@
 //! code's name (`invalid_argument`, `not_found`, ...), as the service gives it.
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
@@ -43,6 +43,16 @@ impl ApiError {
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "invalid_argument", message)
     }
+
+    /// A body over the limit, declared or sent: the same answer either way.
+    pub fn payload_too_large() -> ApiError {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            "the request body is too large (a request is a run name and a history of a few \
+             guesses)",
+        )
+    }
 }
 
 impl From<Status> for ApiError {
@@ -63,19 +73,10 @@ impl From<Status> for ApiError {
 impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> ApiError {
         let status = rejection.status();
-        let code = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            "payload_too_large"
-        } else {
-            "invalid_argument"
-        };
-        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            "the request body is too large (a request is a run name and a history of a few \
-             guesses)"
-                .to_string()
-        } else {
-            rejection.body_text()
-        };
-        ApiError::new(status, code, message)
+        if status == StatusCode::PAYLOAD_TOO_LARGE {
+            return ApiError::payload_too_large();
+        }
+        ApiError::new(status, "invalid_argument", rejection.body_text())
     }
 }
 
@@ -95,6 +96,20 @@ impl IntoResponse for ApiError {
         };
         (self.status, Json(body)).into_response()
     }
+}
+
+/// Gives the bare 413 of [`tower_http::limit::RequestBodyLimitLayer`] (a declared
+/// `content-length` over the limit, refused before any of the body is read) the API's JSON
+/// error, so a client sees one shape whichever layer refused it.
+pub async fn json_payload_too_large(response: Response) -> Response {
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|kind| kind.as_bytes().starts_with(b"application/json"));
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json {
+        return ApiError::payload_too_large().into_response();
+    }
+    response
 }
 
 /// Any path that is neither the page nor the API.

@@ -2,13 +2,20 @@
 //! over the same query service as gRPC, and the player's assistant page at `/` (see
 //! [`assets`]), embedded in the binary so nothing is built or fetched on the user's side.
 //!
-//! Limits ([`WebLimits`]): request bodies of at most [`MAX_BODY_BYTES`], a request (body
-//! included) must complete within [`REQUEST_TIMEOUT`], headers within [`HEADER_TIMEOUT`], and
-//! at most [`MAX_CONNECTIONS`] connections are served at once, so slow or hostile clients
-//! cannot starve the others.
+//! Limits ([`WebLimits`]): request bodies of at most [`MAX_BODY_BYTES`] (a larger declared
+//! `content-length` is refused before the body is read), a request (body included) must
+//! complete within [`REQUEST_TIMEOUT`], each request's headers within [`HEADER_TIMEOUT`] of
+//! the connection opening or of the previous response (so idle and keep-alive connections
+//! are closed too), and at most [`MAX_CONNECTIONS`] connections are served at once, at most
+//! [`MAX_CONNECTIONS_PER_IP`] of them from one address; connections past either bound are
+//! closed at once. So slow, idle or hostile clients cannot starve the others.
+//!
+//! The port speaks HTTP/1.1 only: browsers use HTTP/2 only over TLS, which this port does not
+//! offer, and gRPC has its own port. A client that starts with the HTTP/2 preface is closed.
 
 pub mod api;
 pub mod assets;
+mod connections;
 mod errors;
 pub mod puzzles;
 
@@ -18,14 +25,15 @@ use std::time::Duration;
 
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto::Builder;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
+use self::connections::Gate;
 use crate::query::QueryService;
 
 /// Largest request body accepted: a history is a few hundred bytes.
@@ -34,11 +42,16 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 /// Time a whole request may take, reading its body included.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Time a client has to send a request's headers.
+/// Time a client has to send a request's headers, from the connection opening or from the
+/// previous response: an idle connection is closed after it.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Connections served at once; more wait in the listen queue.
+/// Connections served at once; more are closed as soon as they are accepted.
 pub const MAX_CONNECTIONS: usize = 1024;
+
+/// Connections one client address may hold at once (a browser opens about 6), so a few
+/// addresses cannot take every place; more from it are closed as soon as they are accepted.
+pub const MAX_CONNECTIONS_PER_IP: usize = 64;
 
 /// Time given to open connections to finish when the server stops.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -50,9 +63,10 @@ pub struct WebLimits {
     pub body_bytes: usize,
     /// Time a whole request may take.
     pub request_timeout: Duration,
-    /// Time a client has to send a request's headers.
+    /// Time a client has to send a request's headers, counted from the connection opening or
+    /// from the previous response.
     pub header_timeout: Duration,
-    /// Connections served at once.
+    /// Connections served at once (one address gets at most [`MAX_CONNECTIONS_PER_IP`]).
     pub max_connections: usize,
 }
 
@@ -74,6 +88,12 @@ pub fn router(service: QueryService, limits: WebLimits) -> Router {
         .nest("/api/v1", api::routes().merge(puzzles::routes()))
         .fallback(errors::not_found)
         .layer(DefaultBodyLimit::max(limits.body_bytes))
+        // A declared length over the limit is refused before the body is read: waiting for
+        // the body would only end in the request timeout.
+        .layer(RequestBodyLimitLayer::new(limits.body_bytes))
+        .layer(axum::middleware::map_response(
+            errors::json_payload_too_large,
+        ))
         .layer(TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             limits.request_timeout,
@@ -81,31 +101,28 @@ pub fn router(service: QueryService, limits: WebLimits) -> Router {
         .with_state(Arc::new(service))
 }
 
-/// Serves `app` on `listener` (HTTP/1.1 and HTTP/2) until `shutdown`, then lets open
-/// requests finish for a moment.
+/// Serves `app` on `listener` (HTTP/1.1) until `shutdown`, then lets open requests finish
+/// for a moment.
 pub async fn serve_http(
     app: Router,
     listener: TcpListener,
     limits: WebLimits,
     shutdown: impl Future<Output = ()>,
 ) -> std::io::Result<()> {
-    let mut builder = Builder::new(TokioExecutor::new());
+    let mut builder = http1::Builder::new();
+    // hyper starts this timer when it waits for a request's head: on a new connection and
+    // again after each response, so it bounds idle keep-alive connections as well.
     builder
-        .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_timeout);
+    let gate = Gate::new(
+        limits.max_connections,
+        MAX_CONNECTIONS_PER_IP.min(limits.max_connections),
+    );
     let graceful = GracefulShutdown::new();
-    let connections = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            permit = connections.clone().acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => break,
-            },
-            () = &mut shutdown => break,
-        };
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -117,16 +134,23 @@ pub async fn serve_http(
             },
             () = &mut shutdown => break,
         };
+        let admitted = match gate.admit(peer.ip()) {
+            Ok(admitted) => admitted,
+            Err(refused) => {
+                // Debug only: under a flood a line per refusal would be a flood of its own.
+                tracing::debug!("closing the HTTP connection of {peer}: {refused}");
+                drop(stream);
+                continue;
+            }
+        };
         // Small replies must not wait for Nagle's algorithm.
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(app.clone());
-        let connection = builder
-            .serve_connection_with_upgrades(TokioIo::new(stream), service)
-            .into_owned();
+        let connection = builder.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
             let _ = connection.await;
-            drop(permit);
+            drop(admitted);
         });
     }
     let _ = tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown()).await;
