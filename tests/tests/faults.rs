@@ -30,6 +30,9 @@ struct Chaos {
     acked: usize,
     lost: usize,
     recomputed: usize,
+    /// Coordinator starts that reported damage or unchecked losses: a kill -9 damages
+    /// nothing, so any is a false alarm.
+    damage_reports: usize,
     seconds: f64,
 }
 
@@ -153,6 +156,10 @@ fn chaos(
         lost: acked.iter().filter(|id| !stored.contains(**id)).count(),
         // Claims re-run by the audit are marked in the logs and not counted.
         recomputed: recomputed(&events).len(),
+        damage_reports: (0..=incarnation)
+            .map(|k| read(&dir.join(&format!("c{k}.err"))))
+            .filter(|e| e.contains("damaged") || e.contains("cannot be checked"))
+            .count(),
         seconds: started.elapsed().as_secs_f64(),
     }
 }
@@ -162,6 +169,7 @@ fn five_random_kills_lose_no_job_and_change_no_result() {
     let report = chaos("pokemon-gen:1", 2, 5, 0x5eed_0005, "40", 500);
     println!("{}", report.line());
     assert_eq!(report.lost, 0, "{report:?}");
+    assert_eq!(report.damage_reports, 0, "{report:?}");
     assert!(report.acked > 0, "{report:?}");
 }
 
@@ -180,4 +188,5 @@ fn twenty_random_kills_lose_no_job_and_change_no_result() {
         "the run ended before 20 kills: {report:?}"
     );
     assert_eq!(report.lost, 0, "{report:?}");
+    assert_eq!(report.damage_reports, 0, "{report:?}");
 }

@@ -17,7 +17,7 @@ use hakase_core::solver::{
 use hakase_core::{FeedbackTable, Game};
 
 use super::error::ClusterError;
-use super::store::Store;
+use super::store::{Reopened, Store};
 
 /// How a checkpointed run works.
 #[derive(Debug, Clone)]
@@ -39,6 +39,11 @@ pub struct CheckpointOutcome {
     pub solution: Arc<Solution>,
     /// First guesses found settled in the database at start.
     pub resumed: usize,
+    /// True when the finished run's stored solution was read back, with nothing searched.
+    pub stored: bool,
+    /// What the open read back, damage included: a resume that recomputes damaged work says
+    /// so (see [`Reopened`]).
+    pub reopened: Reopened,
     /// Search nodes scanned by this process.
     pub nodes: u64,
 }
@@ -119,6 +124,8 @@ pub fn run_checkpointed(
         return Ok(Some(CheckpointOutcome {
             solution: Arc::new(solution),
             resumed: 0,
+            stored: true,
+            reopened: store.reopened().clone(),
             nodes: 0,
         }));
     }
@@ -159,6 +166,8 @@ pub fn run_checkpointed(
     Ok(Some(CheckpointOutcome {
         solution: Arc::new(solution),
         resumed,
+        stored: false,
+        reopened: store.reopened().clone(),
         nodes: solver.nodes_searched(),
     }))
 }

@@ -2,6 +2,12 @@
 //! expiry apart), results, the ranking of first guesses and, at the end, the optimal tree.
 //! Results are made durable before a worker's report is acknowledged, so a killed
 //! coordinator loses no finished job.
+//!
+//! Damage is found, counted and recomputed, never silently: every result and settled first
+//! guess carries a CRC-32 of its bytes, and a ledger file beside sled's counts how many are
+//! on disk. sled recovers a damaged log by dropping everything after the damage, which leaves
+//! a database that looks like a run killed earlier; only a count kept outside the log tells
+//! the two apart (see [`Reopened`]).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -14,7 +20,9 @@ use hakase_core::tree::Tree;
 use hakase_core::{AnswerId, Game};
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 use hakase_worker::group_commit::GroupCommit;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::audit::AuditSummary;
 use super::error::ClusterError;
@@ -164,9 +172,217 @@ pub struct WorkerRecord {
 /// Where worker records live in the `meta` tree: this prefix and the id.
 const WORKER_KEY: &[u8] = b"worker/";
 
-/// Format 2 keeps job specs and job states in trees of their own; format 1 kept both in one
-/// record (tree `jobs`), which [`Store::open`] converts.
-const VERSION: u32 = 2;
+/// Format 3 seals every result and settled first guess with a CRC-32 (see [`seal`]) and
+/// keeps a ledger beside the database; format 2 stored them bare, and [`Store::open`] seals
+/// them. Format 2 keeps job specs and job states in trees of their own; format 1 kept both in
+/// one record (tree `jobs`), which [`Store::open`] converts.
+const VERSION: u32 = 3;
+
+/// The first format whose results and settled first guesses are sealed.
+const SEALED: u32 = 3;
+
+/// The ledger's file in the database directory, and the file it is written through (a rename
+/// replaces it whole).
+const LEDGER_FILE: &str = "hakase-ledger";
+const LEDGER_TEMP: &str = "hakase-ledger.tmp";
+
+/// Where the account of damage found so far lives in the `meta` tree.
+const DAMAGE_KEY: &str = "damage";
+
+/// What a reopened run could not read back. It is recomputed, never silently: the resumed
+/// run says how much, and the run keeps the sum over its opens (see [`Store::damage_history`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Damage {
+    /// Settled first guesses whose stored value failed its checksum or did not decode.
+    pub settled_unreadable: u64,
+    /// Settled first guesses the ledger counts as stored that the database no longer holds.
+    pub settled_lost: u64,
+    /// Job results whose stored value failed its checksum or did not decode.
+    pub results_unreadable: u64,
+    /// Job results the ledger counts as stored that the database no longer holds.
+    pub results_lost: u64,
+    /// True when the run had finished and its stored solution is gone.
+    #[serde(default)]
+    pub solution_lost: bool,
+}
+
+impl Damage {
+    /// Settled first guesses to recompute, unreadable or lost: the figure a resumed run states.
+    pub fn settled(&self) -> u64 {
+        self.settled_unreadable + self.settled_lost
+    }
+
+    /// Job results to recompute, unreadable or lost.
+    pub fn results(&self) -> u64 {
+        self.results_unreadable + self.results_lost
+    }
+
+    /// True when nothing was damaged, so that callers print nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == Damage::default()
+    }
+
+    fn add(&mut self, other: &Damage) {
+        self.settled_unreadable += other.settled_unreadable;
+        self.settled_lost += other.settled_lost;
+        self.results_unreadable += other.results_unreadable;
+        self.results_lost += other.results_lost;
+        self.solution_lost |= other.solution_lost;
+    }
+}
+
+/// What opening the run read back, for the resumed run's summary: a resume that recomputes
+/// damaged work must say so, or damage looks like nothing happened.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reopened {
+    /// Settled first guesses read intact.
+    pub settled: u64,
+    /// Job results read intact.
+    pub results: u64,
+    /// What could not be read (dropped from the database, so it is recomputed).
+    pub damage: Damage,
+    /// Why losses could not be checked this time (no ledger, or an unreadable one), if so:
+    /// said, since a loss would then go unnoticed.
+    pub unchecked: Option<String>,
+}
+
+/// How many results and settled first guesses are on disk, and whether the run finished:
+/// what the ledger holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Tally {
+    settled: u64,
+    results: u64,
+    finished: bool,
+}
+
+/// The ledger as found at open.
+enum LedgerRead {
+    Absent,
+    Unreadable(String),
+    Found { run: String, tally: Tally },
+}
+
+/// The ledger's text: the run it belongs to, the tally, and a CRC-32 of the lines above it.
+fn ledger_text(run: &str, tally: Tally) -> String {
+    let body = format!(
+        "hakase ledger 1\nrun {run}\nsettled {}\nresults {}\nfinished {}\n",
+        tally.settled,
+        tally.results,
+        u8::from(tally.finished)
+    );
+    format!("{body}crc {:08x}\n", crc32fast::hash(body.as_bytes()))
+}
+
+/// Reads a ledger's text back, or says why it cannot be trusted.
+fn parse_ledger(text: &str) -> Result<(String, Tally), String> {
+    let text = text.strip_suffix('\n').ok_or("it is cut short")?;
+    let (head, crc) = text.rsplit_once("\ncrc ").ok_or("it has no checksum")?;
+    let crc = u32::from_str_radix(crc, 16).map_err(|_| "its checksum is not hex")?;
+    if crc != crc32fast::hash(format!("{head}\n").as_bytes()) {
+        return Err("it fails its checksum".into());
+    }
+    let mut lines = head.lines();
+    if lines.next() != Some("hakase ledger 1") {
+        return Err("it is of an unknown format".into());
+    }
+    let mut field = |name: &str| {
+        lines
+            .next()
+            .and_then(|line| line.strip_prefix(name))
+            .and_then(|rest| rest.strip_prefix(' '))
+            .map(str::to_string)
+            .ok_or_else(|| format!("it has no {name} line"))
+    };
+    let run = field("run")?;
+    let mut number = |name: &str| {
+        field(name)?
+            .parse::<u64>()
+            .map_err(|_| format!("its {name} line is not a number"))
+    };
+    let settled = number("settled")?;
+    let results = number("results")?;
+    let finished = match number("finished")? {
+        0 => false,
+        1 => true,
+        _ => return Err("its finished line is neither 0 nor 1".into()),
+    };
+    Ok((
+        run,
+        Tally {
+            settled,
+            results,
+            finished,
+        },
+    ))
+}
+
+/// Reads the ledger of the database at `path`.
+fn read_ledger(path: &Path) -> LedgerRead {
+    match std::fs::read_to_string(path.join(LEDGER_FILE)) {
+        Ok(text) => match parse_ledger(&text) {
+            Ok((run, tally)) => LedgerRead::Found { run, tally },
+            Err(why) => LedgerRead::Unreadable(why),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => LedgerRead::Absent,
+        Err(e) => LedgerRead::Unreadable(e.to_string()),
+    }
+}
+
+/// What names a run in its ledger: its game's fingerprint and options, hashed. A ledger whose
+/// database lost its manifest is still matched to the run asked for.
+fn run_key(fingerprint: &str, config: &SolverConfig) -> String {
+    use sha2::{Digest, Sha256};
+    let options = serde_json::to_string(config).unwrap_or_default();
+    let digest = Sha256::digest(format!("{fingerprint} {options}").as_bytes());
+    digest[..8].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A value as stored from format 3 on: a CRC-32 of its bytes (little-endian), then the
+/// bytes. sled checks its own log, but a value handed back damaged (or written by a bug or
+/// another tool) must be found and recomputed, not decoded into a wrong total.
+fn seal(payload: &[u8]) -> Vec<u8> {
+    let mut sealed = Vec::with_capacity(payload.len() + 4);
+    sealed.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    sealed.extend_from_slice(payload);
+    sealed
+}
+
+/// The bytes under a seal, if the seal holds.
+fn unseal(bytes: &[u8]) -> Option<&[u8]> {
+    let (crc, payload) = bytes.split_first_chunk::<4>()?;
+    (u32::from_le_bytes(*crc) == crc32fast::hash(payload)).then_some(payload)
+}
+
+/// Decodes a whole bincode value (trailing bytes are damage too).
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    match bincode::serde::decode_from_slice(bytes, bincode_config()) {
+        Ok((value, read)) if read == bytes.len() => Ok(value),
+        Ok((_, read)) => Err(format!("{} bytes after the value", bytes.len() - read)),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// True when a settled first guess's key and value read back whole and agree.
+fn settled_ok(key: &[u8], payload: &[u8]) -> bool {
+    key.len() == 8
+        && decode::<FirstGuessValue>(payload)
+            .is_ok_and(|value| key[4..] == value.guess.to_be_bytes())
+}
+
+/// True when a result's key and value read back whole.
+fn result_ok(key: &[u8], payload: &[u8]) -> bool {
+    JobId::from_bytes(key).is_ok() && decode::<StoredResult>(payload).is_ok()
+}
+
+/// What a scan of the sealed trees found.
+#[derive(Debug, Default)]
+struct Scan {
+    settled: u64,
+    settled_bad: u64,
+    results: u64,
+    results_bad: u64,
+    resealed: u64,
+}
 
 /// Format 1's tree of whole job records.
 const LEGACY_JOBS: &str = "jobs";
@@ -189,6 +405,16 @@ pub struct Store {
     /// The candidates of a job on every answer (left out of its stored spec).
     all_answers: Vec<AnswerId>,
     commit: GroupCommit,
+    /// The run's name in its ledger (see [`run_key`]).
+    run_key: String,
+    /// Settled first guesses stored (in memory, flushed or not).
+    settled_count: AtomicU64,
+    /// Results stored (in memory, flushed or not).
+    results_count: AtomicU64,
+    /// The tally last written to the ledger; its lock orders every ledger write.
+    ledger: Mutex<Option<Tally>>,
+    /// What the open read back.
+    reopened: Reopened,
 }
 
 fn bincode_config() -> bincode::config::Configuration {
@@ -238,7 +464,19 @@ impl Store {
         let settled = db.open_tree("settled").map_err(err)?;
         let claims = db.open_tree("claims").map_err(err)?;
         let quarantine = db.open_tree("quarantine").map_err(err)?;
-        let manifest = match meta.get("manifest").map_err(err)? {
+        let key = run_key(game.fingerprint(), config);
+        let ledger = read_ledger(path);
+        let fresh = |started| Manifest {
+            version: VERSION,
+            game: game.name().to_string(),
+            fingerprint: game.fingerprint().to_string(),
+            config: config.clone(),
+            started,
+            updated: unix_now(),
+            finished: false,
+            audit_key: Some(new_audit_key()),
+        };
+        let (manifest, stored_version, manifest_lost) = match meta.get("manifest").map_err(err)? {
             Some(bytes) => {
                 let stored: Manifest =
                     serde_json::from_slice(&bytes).map_err(|e| ClusterError::Corrupt {
@@ -268,20 +506,26 @@ impl Store {
                 if stored.audit_key.is_none() && !stored.finished {
                     stored.audit_key = Some(new_audit_key());
                 }
-                stored
+                let version = stored.version;
+                (stored, version, false)
             }
-            None => Manifest {
-                version: VERSION,
-                game: game.name().to_string(),
-                fingerprint: game.fingerprint().to_string(),
-                config: config.clone(),
-                started: unix_now(),
-                updated: unix_now(),
-                finished: false,
-                audit_key: Some(new_audit_key()),
+            // No manifest, but a ledger that counts stored work: sled dropped the whole log.
+            None => match &ledger {
+                LedgerRead::Found { run, tally } if *tally != Tally::default() => {
+                    if *run != key {
+                        return Err(ClusterError::Damaged {
+                            path: path.to_path_buf(),
+                            why: "its manifest is lost, and its ledger is of another game or \
+                                  other options"
+                                .into(),
+                        });
+                    }
+                    (fresh(unix_now()), VERSION, true)
+                }
+                _ => (fresh(unix_now()), VERSION, false),
             },
         };
-        let store = Store {
+        let mut store = Store {
             path: path.to_path_buf(),
             db,
             meta,
@@ -296,15 +540,211 @@ impl Store {
             guesses: game.guesses().len(),
             all_answers: game.all_answers(),
             commit: GroupCommit::default(),
+            run_key: key,
+            settled_count: AtomicU64::new(0),
+            results_count: AtomicU64::new(0),
+            ledger: Mutex::new(None),
+            reopened: Reopened::default(),
         };
         store.convert_legacy_jobs()?;
+        // sled may panic on damaged pages the open did not touch: the scan reads them all.
+        let scan = hakase_worker::sled_guard::catch(|| store.scan(stored_version < SEALED))
+            .map_err(|why| ClusterError::Damaged {
+                path: path.to_path_buf(),
+                why: format!("sled failed reading it: {why}"),
+            })??;
+        store.reopened = store.reconcile(&scan, &ledger, stored_version, manifest_lost)?;
+        store.settled_count.store(scan.settled, Ordering::SeqCst);
+        store.results_count.store(scan.results, Ordering::SeqCst);
         store
             .manifest
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .version = VERSION;
         store.write_manifest()?;
+        if !store.reopened.damage.is_empty() {
+            store.record_damage(&store.reopened.damage)?;
+        }
+        // Makes the removals and reseals durable, then writes the ledger for them.
+        store.flush()?;
         Ok(store)
+    }
+
+    /// Checks every result and settled first guess, dropping those that fail (so they are
+    /// recomputed) and sealing format 2's bare ones (`legacy`). Nothing else writes before
+    /// this ends, so a crash midway only repeats it next time.
+    fn scan(&self, legacy: bool) -> Result<Scan, ClusterError> {
+        let (settled, settled_bad, resealed_settled) =
+            self.scan_tree(&self.settled, legacy, settled_ok)?;
+        let (results, results_bad, resealed_results) =
+            self.scan_tree(&self.results, legacy, result_ok)?;
+        let scan = Scan {
+            settled,
+            settled_bad,
+            results,
+            results_bad,
+            resealed: resealed_settled + resealed_results,
+        };
+        if scan.resealed > 0 {
+            tracing::info!(
+                values = scan.resealed,
+                "sealed the results of a format {} run database with checksums",
+                SEALED - 1
+            );
+        }
+        Ok(scan)
+    }
+
+    /// One tree of [`Store::scan`]: (intact, dropped, resealed).
+    fn scan_tree(
+        &self,
+        tree: &sled::Tree,
+        legacy: bool,
+        valid: fn(&[u8], &[u8]) -> bool,
+    ) -> Result<(u64, u64, u64), ClusterError> {
+        let (mut reseal, mut drop) = (Vec::new(), Vec::new());
+        let mut intact = 0;
+        for item in tree.iter() {
+            let (key, value) = item.map_err(|e| self.err(e))?;
+            match unseal(&value) {
+                Some(payload) if valid(&key, payload) => intact += 1,
+                _ if legacy && valid(&key, &value) => reseal.push((key, seal(&value))),
+                _ => drop.push(key),
+            }
+        }
+        let (resealed, dropped) = (reseal.len() as u64, drop.len() as u64);
+        for (key, sealed) in reseal {
+            tree.insert(key, sealed).map_err(|e| self.err(e))?;
+        }
+        for key in drop {
+            tree.remove(key).map_err(|e| self.err(e))?;
+        }
+        Ok((intact + resealed, dropped, resealed))
+    }
+
+    /// Compares what the scan found with what the ledger says was stored.
+    fn reconcile(
+        &self,
+        scan: &Scan,
+        ledger: &LedgerRead,
+        stored_version: u32,
+        manifest_lost: bool,
+    ) -> Result<Reopened, ClusterError> {
+        let present = Tally {
+            settled: scan.settled + scan.settled_bad,
+            results: scan.results + scan.results_bad,
+            finished: self
+                .meta
+                .contains_key("solution")
+                .map_err(|e| self.err(e))?,
+        };
+        let mut damage = Damage {
+            settled_unreadable: scan.settled_bad,
+            results_unreadable: scan.results_bad,
+            ..Damage::default()
+        };
+        let mut unchecked = None;
+        match ledger {
+            LedgerRead::Found { run, tally } if *run == self.run_key => {
+                damage.settled_lost = tally.settled.saturating_sub(present.settled);
+                damage.results_lost = tally.results.saturating_sub(present.results);
+                damage.solution_lost = tally.finished && !present.finished;
+            }
+            LedgerRead::Found { .. } => {
+                unchecked = Some(format!("its ledger {LEDGER_FILE} is of another run"));
+            }
+            LedgerRead::Unreadable(why) => {
+                unchecked = Some(format!("its ledger {LEDGER_FILE} cannot be read: {why}"));
+            }
+            LedgerRead::Absent if present == Tally::default() && !manifest_lost => {}
+            LedgerRead::Absent if stored_version < SEALED => {
+                unchecked = Some(format!(
+                    "it was written by an older hakase (format {stored_version}), which kept \
+                     no ledger"
+                ));
+            }
+            LedgerRead::Absent => {
+                unchecked = Some(format!("its ledger {LEDGER_FILE} is missing"));
+            }
+        }
+        if !damage.is_empty() {
+            tracing::warn!(
+                db = %self.path.display(),
+                settled_unreadable = damage.settled_unreadable,
+                settled_lost = damage.settled_lost,
+                results_unreadable = damage.results_unreadable,
+                results_lost = damage.results_lost,
+                solution_lost = damage.solution_lost,
+                "the run database is damaged: what cannot be read is recomputed"
+            );
+        }
+        if let Some(why) = &unchecked {
+            tracing::warn!(db = %self.path.display(), "losses cannot be checked: {why}");
+        }
+        Ok(Reopened {
+            settled: scan.settled,
+            results: scan.results,
+            damage,
+            unchecked,
+        })
+    }
+
+    /// Adds `damage` to the run's account of damage found (kept, so it is not forgotten once
+    /// the damaged work is recomputed). An unreadable account is started over.
+    fn record_damage(&self, damage: &Damage) -> Result<(), ClusterError> {
+        let mut total = self.damage_history().unwrap_or_default();
+        total.add(damage);
+        let bytes = serde_json::to_vec(&total).map_err(|e| self.corrupt("damage", e))?;
+        self.meta
+            .insert(DAMAGE_KEY, bytes)
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// What opening the run read back and what it found damaged (and dropped, so that the
+    /// run recomputes it).
+    pub fn reopened(&self) -> &Reopened {
+        &self.reopened
+    }
+
+    /// All the damage found by the opens of this run so far (nothing when none was).
+    pub fn damage_history(&self) -> Result<Damage, ClusterError> {
+        match self.meta.get(DAMAGE_KEY).map_err(|e| self.err(e))? {
+            Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| self.corrupt("damage", e)),
+            None => Ok(Damage::default()),
+        }
+    }
+
+    /// The tally as it stands in memory (read before a flush, it is on disk after it).
+    fn tally(&self) -> Tally {
+        Tally {
+            settled: self.settled_count.load(Ordering::SeqCst),
+            results: self.results_count.load(Ordering::SeqCst),
+            finished: self
+                .manifest
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .finished,
+        }
+    }
+
+    /// Writes the ledger (through a temporary file and a rename, so it is whole or old). Not
+    /// synced: a ledger that reaches the disk late only counts less than is stored, which
+    /// hides nothing the next flush does not record.
+    fn write_ledger(&self, last: &mut Option<Tally>, tally: Tally) -> Result<(), ClusterError> {
+        if *last == Some(tally) {
+            return Ok(());
+        }
+        let file = self.path.join(LEDGER_FILE);
+        let temporary = self.path.join(LEDGER_TEMP);
+        let io = |source| ClusterError::Io {
+            path: file.clone(),
+            source,
+        };
+        std::fs::write(&temporary, ledger_text(&self.run_key, tally)).map_err(io)?;
+        std::fs::rename(&temporary, &file).map_err(io)?;
+        *last = Some(tally);
+        Ok(())
     }
 
     /// Moves format 1's whole job records into the spec and status trees, then drops them.
@@ -438,9 +878,7 @@ impl Store {
         for item in self.results.iter() {
             let (key, value) = item.map_err(|e| self.err(e))?;
             let id = JobId::from_bytes(&key).map_err(|e| self.corrupt("a result key", e))?;
-            let (result, _): (StoredResult, usize) =
-                bincode::serde::decode_from_slice(&value, bincode_config())
-                    .map_err(|e| self.corrupt("a result", e))?;
+            let result: StoredResult = self.unsealed("a result", &value)?;
             out.push((id, result.outcome, result.beta));
         }
         Ok(out)
@@ -491,18 +929,37 @@ impl Store {
         };
         let bytes = bincode::serde::encode_to_vec(&stored, bincode_config())
             .map_err(|e| self.corrupt("a result", e))?;
-        self.results
-            .insert(id.to_bytes(), bytes)
+        let previous = self
+            .results
+            .insert(id.to_bytes(), seal(&bytes))
             .map_err(|e| self.err(e))?;
+        // Counted after the insert: a flush that reads the count first has the value on disk.
+        if previous.is_none() {
+            self.results_count.fetch_add(1, Ordering::SeqCst);
+        }
         Ok(())
     }
 
     /// Forgets a result (of a quarantined worker: it is computed again).
     pub fn remove_result(&self, id: JobId) -> Result<(), ClusterError> {
-        self.results
-            .remove(id.to_bytes())
-            .map_err(|e| self.err(e))?;
-        self.claims.remove(id.to_bytes()).map_err(|e| self.err(e))?;
+        let key = id.to_bytes();
+        let mut last = self.ledger.lock().unwrap_or_else(|p| p.into_inner());
+        if self.results.contains_key(key).map_err(|e| self.err(e))? {
+            // The ledger is lowered before the removal can reach the disk (sled flushes on its
+            // own too), so that it never counts more than is stored.
+            if let Some(written) = *last {
+                let lowered = Tally {
+                    results: written.results.saturating_sub(1),
+                    ..written
+                };
+                self.write_ledger(&mut last, lowered)?;
+            }
+            if self.results.remove(key).map_err(|e| self.err(e))?.is_some() {
+                self.results_count.fetch_sub(1, Ordering::SeqCst);
+            }
+        }
+        drop(last);
+        self.claims.remove(key).map_err(|e| self.err(e))?;
         Ok(())
     }
 
@@ -604,9 +1061,7 @@ impl Store {
         let Some(bytes) = self.results.get(id.to_bytes()).map_err(|e| self.err(e))? else {
             return Ok(None);
         };
-        let (stored, _): (StoredResult, usize) =
-            bincode::serde::decode_from_slice(&bytes, bincode_config())
-                .map_err(|e| self.corrupt("a result", e))?;
+        let stored: StoredResult = self.unsealed("a result", &bytes)?;
         if stored.tree.is_empty() {
             return Ok(None);
         }
@@ -624,9 +1079,7 @@ impl Store {
                 .get(..4)
                 .and_then(|b| b.try_into().ok())
                 .ok_or_else(|| self.corrupt("a settled first guess key", "shorter than 4 bytes"))?;
-            let (settled, _): (FirstGuessValue, usize) =
-                bincode::serde::decode_from_slice(&value, bincode_config())
-                    .map_err(|e| self.corrupt("a settled first guess", e))?;
+            let settled: FirstGuessValue = self.unsealed("a settled first guess", &value)?;
             out.push((u32::from_be_bytes(budget), settled));
         }
         Ok(out)
@@ -635,15 +1088,21 @@ impl Store {
     /// Writes settled first guesses (at budget, value) in one batch; durable after the next
     /// [`Store::flush`].
     pub fn put_settled(&self, settled: &[(u32, FirstGuessValue)]) -> Result<(), ClusterError> {
-        let mut batch = sled::Batch::default();
+        // One insert each, not a batch: the ledger counts the values that were not there yet.
         for (budget, value) in settled {
             let mut key = budget.to_be_bytes().to_vec();
             key.extend_from_slice(&value.guess.to_be_bytes());
             let bytes = bincode::serde::encode_to_vec(value, bincode_config())
                 .map_err(|e| self.corrupt("a settled first guess", e))?;
-            batch.insert(key, bytes);
+            let previous = self
+                .settled
+                .insert(key, seal(&bytes))
+                .map_err(|e| self.err(e))?;
+            if previous.is_none() {
+                self.settled_count.fetch_add(1, Ordering::SeqCst);
+            }
         }
-        self.settled.apply_batch(batch).map_err(|e| self.err(e))
+        Ok(())
     }
 
     /// Stores the ranking of first guesses as it stands.
@@ -711,14 +1170,24 @@ impl Store {
     /// every other thread waiting at the same time (so thousands of results per second cost
     /// a few disk syncs, not thousands).
     pub fn sync(&self) -> Result<(), ClusterError> {
-        self.commit
-            .sync(|| self.db.flush().map(|_| ()).map_err(|e| self.err(e)))
+        self.commit.sync(|| self.flush())
     }
 
-    /// Waits until everything written so far is on disk.
+    /// Waits until everything written so far is on disk, then records in the ledger how much
+    /// that is.
     pub fn flush(&self) -> Result<(), ClusterError> {
+        let mut last = self.ledger.lock().unwrap_or_else(|p| p.into_inner());
+        // Read before the flush: everything it counts is on disk once the flush returns.
+        let tally = self.tally();
         self.db.flush().map_err(|e| self.err(e))?;
-        Ok(())
+        self.write_ledger(&mut last, tally)
+    }
+
+    /// Decodes a sealed value that the open's scan found intact; failing now, it was damaged
+    /// while the run was open, and the error says so.
+    fn unsealed<T: DeserializeOwned>(&self, what: &str, bytes: &[u8]) -> Result<T, ClusterError> {
+        let payload = unseal(bytes).ok_or_else(|| self.corrupt(what, "it fails its checksum"))?;
+        decode(payload).map_err(|why| self.corrupt(what, why))
     }
 }
 
@@ -910,6 +1379,281 @@ mod tests {
             !names.iter().any(|n| n.as_ref() == LEGACY_JOBS.as_bytes()),
             "the format 1 tree is dropped"
         );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn bound(beta: u32) -> JobAnswer {
+        JobAnswer {
+            beta,
+            outcome: Outcome::AtLeast(beta + 1),
+            tree: None,
+            nodes: u64::from(beta) * 3,
+            millis: 7,
+        }
+    }
+
+    fn settled_value(guess: u32) -> FirstGuessValue {
+        FirstGuessValue {
+            guess,
+            outcome: Outcome::AtLeast(900 + guess),
+        }
+    }
+
+    /// Flips one bit of the stored value under `key` in `tree`, through sled directly, as
+    /// damage on disk that sled did not catch would leave it.
+    fn flip_value(dir: &Path, tree: &str, key: &[u8], at: usize) {
+        let db = hakase_worker::sled_guard::open(dir).expect("sled");
+        let tree = db.open_tree(tree).expect("tree");
+        let mut value = tree.get(key).expect("read").expect("a value").to_vec();
+        value[at] ^= 0x10;
+        tree.insert(key, value).expect("write");
+        db.flush().expect("flush");
+    }
+
+    #[test]
+    fn a_flipped_byte_in_one_result_is_counted_and_the_others_load_exactly() {
+        let dir = scratch("flip-result");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        let ids: Vec<JobId> = (1..=5).map(|k| JobId(k * 1_000_003)).collect();
+        {
+            let store = Store::open(&dir, &game, &config).expect("store");
+            for (k, id) in ids.iter().enumerate() {
+                store
+                    .put_result(*id, &bound(300 + k as u32))
+                    .expect("result");
+            }
+            store.flush().expect("flush");
+        }
+        // A byte of the payload of the third result (after its 4-byte checksum).
+        flip_value(&dir, "results", &ids[2].to_bytes(), 5);
+        let store = Store::open(&dir, &game, &config).expect("a damaged value is no error");
+        let reopened = store.reopened();
+        assert_eq!(
+            reopened.damage,
+            Damage {
+                results_unreadable: 1,
+                ..Damage::default()
+            }
+        );
+        assert_eq!((reopened.results, reopened.unchecked.as_deref()), (4, None));
+        let expected: Vec<(JobId, Outcome, u32)> = ids
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != 2)
+            .map(|(k, id)| (*id, bound(300 + k as u32).outcome, 300 + k as u32))
+            .collect();
+        assert_eq!(store.load_results().expect("results"), expected);
+        // The damaged value is dropped (so it is recomputed) and the account is kept.
+        assert_eq!(store.tree(ids[2]).expect("no value, no error"), None);
+        drop(store);
+        let store = Store::open(&dir, &game, &config).expect("store");
+        assert_eq!(store.reopened().damage, Damage::default());
+        assert_eq!(
+            store.damage_history().expect("history").results_unreadable,
+            1
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_flipped_byte_in_a_settled_first_guess_is_counted() {
+        let dir = scratch("flip-settled");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        let values: Vec<(u32, FirstGuessValue)> = (0..6).map(|g| (10, settled_value(g))).collect();
+        {
+            let store = Store::open(&dir, &game, &config).expect("store");
+            store.put_settled(&values).expect("settled");
+            store.flush().expect("flush");
+        }
+        let mut key = 10u32.to_be_bytes().to_vec();
+        key.extend_from_slice(&4u32.to_be_bytes());
+        // The checksum itself damaged this time.
+        flip_value(&dir, "settled", &key, 1);
+        let store = Store::open(&dir, &game, &config).expect("store");
+        assert_eq!(store.reopened().damage.settled(), 1);
+        assert_eq!(store.reopened().damage.settled_unreadable, 1);
+        let mut expected = values.clone();
+        expected.remove(4);
+        assert_eq!(store.load_settled().expect("settled"), expected);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn values_gone_from_the_log_are_counted_by_the_ledger() {
+        let dir = scratch("lost");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        let values: Vec<(u32, FirstGuessValue)> = (0..5).map(|g| (10, settled_value(g))).collect();
+        {
+            let store = Store::open(&dir, &game, &config).expect("store");
+            store.put_settled(&values).expect("settled");
+            store.put_result(JobId(5), &bound(400)).expect("result");
+            store.flush().expect("flush");
+        }
+        // As sled leaves a log whose end it dropped: two values gone, no trace in the database.
+        {
+            let db = hakase_worker::sled_guard::open(&dir).expect("sled");
+            let settled = db.open_tree("settled").expect("tree");
+            let keys: Vec<_> = settled
+                .iter()
+                .keys()
+                .take(2)
+                .map(|k| k.expect("key"))
+                .collect();
+            for key in keys {
+                settled.remove(key).expect("remove");
+            }
+            db.flush().expect("flush");
+        }
+        let store = Store::open(&dir, &game, &config).expect("store");
+        assert_eq!(
+            store.reopened().damage,
+            Damage {
+                settled_lost: 2,
+                ..Damage::default()
+            }
+        );
+        assert_eq!((store.reopened().settled, store.reopened().results), (3, 1));
+        drop(store);
+        // Reported once: the ledger now counts what is left.
+        let store = Store::open(&dir, &game, &config).expect("store");
+        assert!(store.reopened().damage.is_empty());
+        assert_eq!(store.damage_history().expect("history").settled_lost, 2);
+        drop(store);
+        // A database whose whole log is gone, manifest and all, is still known as this run:
+        // another game's request for it is refused as damaged, not started afresh, and this
+        // run's counts it all as lost.
+        {
+            let db = hakase_worker::sled_guard::open(&dir).expect("sled");
+            for tree in ["meta", "settled", "results"] {
+                db.open_tree(tree).expect("tree").clear().expect("clear");
+            }
+            db.flush().expect("flush");
+        }
+        let other = load_preset("pokemon-gen:2").expect("preset");
+        let err = Store::open(&dir, &other, &config).err().expect("refused");
+        assert!(matches!(err, ClusterError::Damaged { .. }), "{err}");
+        let store = Store::open(&dir, &game, &config).expect("store");
+        assert_eq!(
+            store.reopened().damage,
+            Damage {
+                settled_lost: 3,
+                results_lost: 1,
+                ..Damage::default()
+            }
+        );
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_removed_result_lowers_the_ledger_before_it_leaves_the_disk() {
+        let dir = scratch("remove");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        {
+            let store = Store::open(&dir, &game, &config).expect("store");
+            for k in 1..=3 {
+                store.put_result(JobId(k), &bound(300)).expect("result");
+            }
+            store.flush().expect("flush");
+            store.remove_result(JobId(2)).expect("remove");
+            // sled's own flush, not the store's: the ledger was lowered already.
+            store.db().flush().expect("flush");
+            // Written and never flushed by the store: not counted, no alarm either way.
+            store.put_result(JobId(9), &bound(300)).expect("result");
+        }
+        let store = Store::open(&dir, &game, &config).expect("store");
+        assert!(store.reopened().damage.is_empty(), "{:?}", store.reopened());
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_unreadable_ledger_is_said_not_taken_for_damage() {
+        let dir = scratch("ledger");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        {
+            let store = Store::open(&dir, &game, &config).expect("store");
+            store.put_result(JobId(1), &bound(300)).expect("result");
+            store.flush().expect("flush");
+        }
+        let ledger = dir.join(LEDGER_FILE);
+        let text = std::fs::read_to_string(&ledger).expect("a ledger");
+        std::fs::write(&ledger, text.replace("results 1", "results 7")).expect("write");
+        let store = Store::open(&dir, &game, &config).expect("store");
+        assert!(store.reopened().damage.is_empty());
+        let why = store.reopened().unchecked.clone().expect("said");
+        assert!(why.contains("fails its checksum"), "{why}");
+        drop(store);
+        // The open wrote a good one again.
+        let store = Store::open(&dir, &game, &config).expect("store");
+        assert_eq!(store.reopened().unchecked, None);
+        drop(store);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_format_2_database_is_sealed_and_its_damage_counted() {
+        let dir = scratch("format2");
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let config = SolverConfig::default();
+        let values: Vec<(u32, FirstGuessValue)> = (0..3).map(|g| (10, settled_value(g))).collect();
+        {
+            let store = Store::open(&dir, &game, &config).expect("store");
+            store.put_settled(&values).expect("settled");
+            store.put_result(JobId(1), &bound(300)).expect("result");
+            store.put_result(JobId(2), &bound(310)).expect("result");
+            store.flush().expect("flush");
+        }
+        // As format 2 wrote them: bare values, no ledger; one result cut short.
+        {
+            let db = hakase_worker::sled_guard::open(&dir).expect("sled");
+            for name in ["settled", "results"] {
+                let tree = db.open_tree(name).expect("tree");
+                for item in tree.iter() {
+                    let (key, value) = item.expect("item");
+                    let bare = unseal(&value).expect("sealed").to_vec();
+                    tree.insert(key, bare).expect("write");
+                }
+            }
+            let results = db.open_tree("results").expect("tree");
+            let bare = results
+                .get(JobId(2).to_bytes())
+                .expect("read")
+                .expect("value");
+            results
+                .insert(JobId(2).to_bytes(), &bare[..bare.len() - 1])
+                .expect("write");
+            set_version(&db, 2);
+        }
+        std::fs::remove_file(dir.join(LEDGER_FILE)).expect("no ledger in format 2");
+        let store = Store::open(&dir, &game, &config).expect("a format 2 database opens");
+        assert_eq!(store.manifest().version, VERSION);
+        assert_eq!(
+            store.reopened().damage,
+            Damage {
+                results_unreadable: 1,
+                ..Damage::default()
+            }
+        );
+        let why = store.reopened().unchecked.clone().expect("said");
+        assert!(why.contains("older hakase (format 2)"), "{why}");
+        assert_eq!(store.load_settled().expect("settled"), values);
+        assert_eq!(
+            store.load_results().expect("results"),
+            vec![(JobId(1), Outcome::AtLeast(301), 300)]
+        );
+        for item in store.results.iter().chain(store.settled.iter()) {
+            let (_, value) = item.expect("item");
+            assert!(unseal(&value).is_some(), "every value is sealed now");
+        }
         drop(store);
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -219,6 +219,16 @@ impl Coordinator {
         eprintln!("hakase coordinator listening on {local}");
         let mut engine = Engine::new(game, config, &db, params)
             .with_context(|| format!("opening the run in {}", db.display()))?;
+        let reopened = engine.store().reopened();
+        if reopened.damage.results() > 0 {
+            eprintln!(
+                "resumed {} results from {}, {} damaged (recomputed)",
+                reopened.results,
+                db.display(),
+                reopened.damage.results()
+            );
+        }
+        report::write_damage_notes(&mut std::io::stderr(), reopened)?;
         if let Some(path) = &self.job_log {
             let log = hakase_coordinator::cluster::joblog::JobLog::open(path)
                 .with_context(|| format!("opening the job log {}", path.display()))?;

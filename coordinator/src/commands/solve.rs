@@ -213,13 +213,26 @@ impl Solve {
             ))
             .into());
         };
-        if outcome.resumed > 0 {
+        let damage = outcome.reopened.damage;
+        if outcome.stored && damage.settled() > 0 {
             eprintln!(
-                "resumed {} settled first guesses from {}",
+                "read the finished run {}; {} damaged settled first guesses were dropped (its \
+                 stored solution is intact)",
+                db.display(),
+                damage.settled()
+            );
+        } else if outcome.resumed > 0 || damage.settled() > 0 {
+            let damaged = match damage.settled() {
+                0 => String::new(),
+                n => format!(", {n} damaged (recomputed)"),
+            };
+            eprintln!(
+                "resumed {} settled first guesses from {}{damaged}",
                 outcome.resumed,
                 db.display()
             );
         }
+        report::write_damage_notes(&mut std::io::stderr(), &outcome.reopened)?;
         let solution = &outcome.solution;
         let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes);
         emit(out, self.output, &summary)?;

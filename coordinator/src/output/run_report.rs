@@ -8,6 +8,27 @@ use hakase_core::solver::Solution;
 use hakase_core::{FeedbackTable, Game, GuessId};
 use serde_json::json;
 
+use crate::cluster::store::Reopened;
+
+/// Writes what a reopened run found beyond the counts its resume line states (a lost
+/// solution, or why losses could not be checked): damage is recomputed, never silently.
+pub fn write_damage_notes(out: &mut dyn Write, reopened: &Reopened) -> io::Result<()> {
+    if reopened.damage.solution_lost {
+        writeln!(
+            out,
+            "damaged: the finished run's stored solution was lost; it is solved again from \
+             what could be read"
+        )?;
+    }
+    if let Some(why) = &reopened.unchecked {
+        writeln!(
+            out,
+            "note: whether stored results were lost cannot be checked this time: {why}"
+        )?;
+    }
+    Ok(())
+}
+
 /// Writes the human-readable report. `unchecked` names the first guesses whose row rests on
 /// a worker's claim the audit did not re-run: the result is proven only if those hold, so
 /// the headline and those rows say so instead of a bare "proven".
