@@ -37,6 +37,9 @@ impl Rng {
     }
 }
 
+/// A job a worker leased and solved but has not reported yet: id, answer, cutoff, spec.
+type Held = (JobId, JobAnswer, u32, Arc<JobSpec>);
+
 /// The exact value of every first guess, from the single-process solver.
 fn truth() -> (u32, HashMap<GuessId, u32>) {
     let game = load_preset(GAME).expect("preset");
@@ -169,7 +172,7 @@ fn run(
         scope.spawn(|| engine.drive(&stop));
         let workers = [honest[0], honest[1], liar];
         // Leased, solved, not reported yet: reports come later, in any order.
-        let mut pending: HashMap<u64, Vec<(JobId, JobAnswer, u32, Arc<JobSpec>)>> = HashMap::new();
+        let mut pending: HashMap<u64, Vec<Held>> = HashMap::new();
         let mut steps = 0u64;
         let solution = loop {
             if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
