@@ -137,6 +137,18 @@ fn bad_options_are_errors_not_panics() {
         (vec!["--level", "extreme"], "unknown level"),
         (vec!["--kind", "riddle"], "unknown puzzle kind"),
         (vec!["--count", "3"], "--out"),
+        // Once an allocation abort (exit 134).
+        (
+            vec![
+                "--count",
+                "1000000000000",
+                "--levels",
+                "easy:1",
+                "--out",
+                "x",
+            ],
+            "--count must be at most 1000000 days",
+        ),
     ] {
         let out = hakase(&[&["puzzle", "-g", "pokemon-qiita2023"][..], &args[..]].concat());
         assert!(!out.status.success(), "{args:?}");

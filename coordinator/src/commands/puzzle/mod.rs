@@ -31,6 +31,10 @@ use show::{device_view, puzzle_text, solution_text};
 /// `hakase puzzle --count 365 --levels easy:40%,medium:40%,hard:20% --seed 1 --out year`.
 /// Add `--listen ADDR` to have workers (`hakase worker --connect http://ADDR`) make the days:
 /// the files are the same, byte for byte.
+/// The largest batch `--count` asks for: a batch is planned in memory before any puzzle is
+/// written, so a mistyped count must be refused, not abort on allocation.
+pub const MAX_BATCH: usize = 1_000_000;
+
 #[derive(Debug, Args)]
 pub struct PuzzleCommand {
     /// Which game.
@@ -99,6 +103,10 @@ impl PuzzleCommand {
             Box::leak(Box::new(self.game.load_with_table()?));
         let (game, table) = (&loaded.game, &loaded.table);
         match (self.count, &self.out) {
+            (Some(count), _) if count > MAX_BATCH => bail!(
+                "--count must be at most {MAX_BATCH} days (about 2,700 years of daily \
+                 puzzles), not {count}"
+            ),
             (Some(count), Some(dir)) => self.batch(out, game, table, count, &mix, dir),
             _ => self.one(out, game, table),
         }
