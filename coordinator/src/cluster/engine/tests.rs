@@ -2,6 +2,8 @@ use super::lease::{pick, AFFINITY_WINDOW};
 use super::*;
 use crate::cluster::audit::Reason;
 use hakase_core::presets::load_preset;
+use hakase_core::solver::INFEASIBLE;
+use hakase_proto::job::JobAnswer;
 
 fn open(db: &std::path::Path) -> Engine {
     open_with(db, None)
@@ -226,4 +228,46 @@ fn a_lease_leaves_a_letter_set_to_the_live_worker_that_took_it_last() {
     let near = pick(&far, letters_far, &affinity, &both, 7).map(|key| key.1 .0);
     assert_eq!(near, Some(100));
     assert_eq!(picked(8, &both, &BTreeSet::new()), None);
+}
+
+/// Issue 36, case 3: a worker that lowers a cutoff below what the coordinator asked (by an
+/// incumbent the planner does not hold, or a stale one) answered with a bound that settles
+/// nothing, and got the same job back with the same index to lower again, for ever. Once
+/// answered below its cutoff, a job is leased without its first-guess index.
+#[test]
+fn a_job_answered_below_its_cutoff_is_leased_again_without_its_first_index() {
+    let db = std::env::temp_dir().join(format!("hakase-untightened-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let engine = open(&db);
+    let worker = engine.register(16, None).expect("register");
+    let jobs = engine.lease(worker, 4).expect("lease").expect("running");
+    let job = jobs
+        .iter()
+        .find(|j| j.first.is_some() && !j.recheck)
+        .expect("a whole first-guess job");
+    let below = job.beta.min(INFEASIBLE) - 1;
+    let answer = JobAnswer {
+        beta: below,
+        outcome: Outcome::AtLeast(below),
+        tree: None,
+        nodes: 0,
+        millis: 0,
+    };
+    engine
+        .complete(worker, job.id, answer, false)
+        .expect("taken");
+    let mut again = None;
+    for _ in 0..64 {
+        engine.replan(&mut engine.lock());
+        let leased = engine.lease(worker, 64).expect("lease").expect("running");
+        if let Some(j) = leased.into_iter().find(|j| j.id == job.id) {
+            again = Some(j);
+            break;
+        }
+    }
+    let again = again.expect("the job is asked for again: its answer settled nothing");
+    assert_eq!(again.first, None, "leased again with its index: {again:?}");
+    assert!(again.beta > below);
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
 }
