@@ -288,6 +288,29 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
                 "the sender of a malformed report is quarantined"
             );
         }
+        // Heartbeats are limited per worker: a flood is refused, not walked.
+        let flooder = client
+            .register(register.clone())
+            .await
+            .expect("register")
+            .into_inner();
+        let mut codes = Vec::new();
+        for _ in 0..40 {
+            let beat = HeartbeatRequest {
+                worker_id: flooder.worker_id,
+                secret: flooder.secret.clone(),
+                job_ids: Vec::new(),
+            };
+            codes.push(code(client.heartbeat(beat).await));
+        }
+        assert!(codes.contains(&Code::Ok), "{codes:?}");
+        assert!(codes.contains(&Code::ResourceExhausted), "{codes:?}");
+        assert!(
+            codes
+                .iter()
+                .all(|c| matches!(c, Code::Ok | Code::ResourceExhausted)),
+            "{codes:?}"
+        );
         // The same result twice: the second has no lease behind it and is refused.
         let first = client
             .complete(complete(Some(good.clone()), &fingerprint))

@@ -305,7 +305,9 @@ impl Cluster for Services {
             .iter()
             .map(|b| JobId::from_bytes(b))
             .collect::<Result<Vec<_>, _>>()?;
-        self.engine.heartbeat(request.worker_id, &ids);
+        self.engine
+            .heartbeat(request.worker_id, &ids)
+            .map_err(to_status)?;
         Ok(Response::new(HeartbeatReply {
             cancelled: Vec::new(),
             incumbent: self.incumbent(),

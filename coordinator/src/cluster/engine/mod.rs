@@ -114,6 +114,9 @@ struct Worker {
     token: Option<String>,
     /// SHA-256 of the secret its registration was given: every call must present the secret.
     secret: [u8; 32],
+    /// The second its heartbeats are counted in, and how many came (see
+    /// [`HEARTBEATS_PER_SECOND`]).
+    heartbeats: (Instant, u32),
 }
 
 /// What a registration gives a worker: its id, and the secret that proves it is that worker.
@@ -131,6 +134,10 @@ pub const MAX_SLOTS: usize = 1024;
 /// Registrations taken per second at most, whatever the tokens: a flood of made-up workers
 /// would otherwise grow the worker table and the run database without bound.
 pub const REGISTRATIONS_PER_SECOND: usize = 64;
+
+/// Heartbeats taken from one worker per second at most: an honest worker sends one every
+/// third of a lease, so more is a flood, refused before it costs the state lock's walk.
+pub const HEARTBEATS_PER_SECOND: u32 = 8;
 
 fn secret_hash(secret: &str) -> [u8; 32] {
     use sha2::{Digest, Sha256};
@@ -309,6 +316,7 @@ impl Engine {
                     told: false,
                     token: record.token,
                     secret: record.secret_sha256,
+                    heartbeats: (now, 0),
                 },
             );
         }
@@ -438,6 +446,7 @@ impl Engine {
             told: false,
             token: token.map(str::to_string),
             secret: secret_hash(&secret),
+            heartbeats: (now, 0),
         };
         state.next_worker += 1;
         self.store.put_next_worker(state.next_worker)?;
@@ -521,13 +530,28 @@ impl Engine {
             .all(|w| w.told || w.seen < live)
     }
 
-    /// Extends the leases of jobs still being solved, only those `worker` holds.
-    pub fn heartbeat(&self, worker: u64, ids: &[JobId]) {
+    /// Extends the leases of jobs still being solved, only those `worker` holds; a worker
+    /// heartbeating more than [`HEARTBEATS_PER_SECOND`] times a second is refused (`Busy`).
+    pub fn heartbeat(&self, worker: u64, ids: &[JobId]) -> Result<(), ClusterError> {
         let mut state = self.lock();
-        if !Self::touch(&mut state, worker) {
-            return;
+        let now = Instant::now();
+        let Some(record) = state.workers.get_mut(&worker) else {
+            return Ok(());
+        };
+        let (since, count) = &mut record.heartbeats;
+        if now.duration_since(*since) >= Duration::from_secs(1) {
+            (*since, *count) = (now, 0);
         }
-        let expiry = Instant::now() + self.params.lease;
+        *count += 1;
+        if *count > HEARTBEATS_PER_SECOND {
+            return Err(ClusterError::Busy(format!(
+                "more than {HEARTBEATS_PER_SECOND} heartbeats a second from worker {worker}"
+            )));
+        }
+        if !Self::touch(&mut state, worker) {
+            return Ok(());
+        }
+        let expiry = now + self.params.lease;
         for id in ids {
             if let Some(entry) = state.jobs.get_mut(id) {
                 if let JobState::Leased { beta, holder, .. } = entry.state {
@@ -541,7 +565,6 @@ impl Engine {
                 }
             }
         }
-        let now = Instant::now();
         for recheck in state.rechecks.values_mut() {
             if let Some((w, until)) = recheck.holder.as_mut() {
                 if *w == worker && *until > now {
@@ -549,6 +572,7 @@ impl Engine {
                 }
             }
         }
+        Ok(())
     }
 
     /// The spec of a job this run created.
