@@ -14,7 +14,8 @@ use hakase_core::{FeedbackTable, Game, WordListInput};
 #[derive(Debug, Clone, Args)]
 pub struct GameArgs {
     /// The preset game (see `hakase games`): pokemon-today, pokemon-qiita2023, pokemon-verbum,
-    /// pokemon-gen:N or pokemon-gen:N-M, wordle, wordle-answers-only.
+    /// pokemon-gen:N or pokemon-gen:N-M, wordle, wordle-answers-only, wordle-nyt2022,
+    /// wordle-nyt2023.
     #[arg(long, short = 'g', value_name = "G", default_value = DEFAULT_GAME)]
     pub game: String,
 

@@ -29,6 +29,8 @@ fn games_lists_every_preset_with_its_sizes() {
             ("pokemon-gen:1", 931, 84, 10),
             ("wordle", 12972, 2315, 6),
             ("wordle-answers-only", 2315, 2315, 6),
+            ("wordle-nyt2022", 14855, 2309, 6),
+            ("wordle-nyt2023", 14855, 3158, 6),
         ]
     );
     assert!(games

@@ -8,6 +8,9 @@ use crate::word::{read_word_list, BOARD};
 const SPECIES_CSV: &str = include_str!("../data/pokemon/species.csv");
 const WORDLE_ANSWERS: &[u8] = include_bytes!("../data/wordle/answers.txt");
 const WORDLE_ALLOWED: &[u8] = include_bytes!("../data/wordle/allowed.txt");
+const NYT_ALLOWED: &[u8] = include_bytes!("../data/wordle/nyt_allowed.txt");
+const NYT2022_ANSWERS: &[u8] = include_bytes!("../data/wordle/nyt2022_answers.txt");
+const NYT2023_ANSWERS: &[u8] = include_bytes!("../data/wordle/nyt2023_answers.txt");
 
 /// Tries in every Pokémon Wordle preset.
 pub const POKEMON_TRIES: u32 = 10;
@@ -34,6 +37,8 @@ pub fn presets() -> Vec<PresetInfo> {
         PresetInfo { name: "pokemon-gen:1", description: "answers: 5-letter names of generation 1 (also gen:N-M); guesses: every name of at most 5 letters" },
         PresetInfo { name: "wordle", description: "English Wordle: 2315 answers, 12972 allowed guesses, 6 tries" },
         PresetInfo { name: "wordle-answers-only", description: "English Wordle restricted to guessing the 2315 answers" },
+        PresetInfo { name: "wordle-nyt2022", description: "Wordle as the NYT runs it since 2022-08-30: 2309 answers, 14855 allowed guesses" },
+        PresetInfo { name: "wordle-nyt2023", description: "the NYT game's extended answer list of 2023-07-01: 3158 answers, 14855 allowed guesses" },
     ]
 }
 
@@ -113,6 +118,21 @@ pub fn load_preset(name: &str) -> Result<Game> {
                 }
             } else {
                 answers.clone()
+            };
+            Game::new(name, guesses, answers, WORDLE_TRIES, PatternStyle::Letters)
+        }
+        "wordle-nyt2022" | "wordle-nyt2023" => {
+            let (label, list) = match name {
+                "wordle-nyt2022" => ("nyt2022 answers", NYT2022_ANSWERS),
+                _ => ("nyt2023 answers", NYT2023_ANSWERS),
+            };
+            let answers = WordListInput {
+                label: label.into(),
+                words: read_word_list(list, label)?,
+            };
+            let guesses = WordListInput {
+                label: "nyt allowed".into(),
+                words: read_word_list(NYT_ALLOWED, "nyt allowed")?,
             };
             Game::new(name, guesses, answers, WORDLE_TRIES, PatternStyle::Letters)
         }

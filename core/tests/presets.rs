@@ -49,6 +49,8 @@ fn pokemon_verbum_guesses_are_its_answers() {
 fn wordle_presets_have_the_documented_sizes() {
     assert_eq!(sizes("wordle"), (12972, 2315, 6));
     assert_eq!(sizes("wordle-answers-only"), (2315, 2315, 6));
+    assert_eq!(sizes("wordle-nyt2022"), (14855, 2309, 6));
+    assert_eq!(sizes("wordle-nyt2023"), (14855, 3158, 6));
 }
 
 #[test]
@@ -62,7 +64,9 @@ fn every_listed_preset_loads_and_the_default_is_listed() {
             "pokemon-today",
             "pokemon-gen:1",
             "wordle",
-            "wordle-answers-only"
+            "wordle-answers-only",
+            "wordle-nyt2022",
+            "wordle-nyt2023"
         ]
     );
     assert!(names.contains(&DEFAULT_GAME));
