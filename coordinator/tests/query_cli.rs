@@ -350,3 +350,151 @@ fn tree_files_and_custom_list_runs_answer_queries() {
         "{err}"
     );
 }
+
+#[test]
+fn ranking_prints_every_first_guess_with_its_exact_value_and_rank() {
+    let data = common::scratch("ranking-cli");
+    let dir = |name: &str| data.join(name).display().to_string();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_hakase"))
+            .args(args)
+            .arg("--data")
+            .arg(&data)
+            .output()
+            .expect("the binary runs");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let solve = |args: &[&str]| {
+        let out = common::hakase(args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    solve(&[
+        "solve",
+        "--game",
+        "pokemon-qiita2023",
+        "--rank-all",
+        "--db",
+        &dir("all"),
+    ]);
+    assert_eq!(
+        run(&["ranking", "--run", "all", "--top", "3"]),
+        "all (pokemon-qiita2023, 285 answers): exact values of every first guess\n\
+         RANK  GUESS       TOTAL    MEAN\n   \
+         1  ジーランス    964  3.3825\n   \
+         2  レントラー    966  3.3895\n   \
+         3  グラードン    969  3.4000\n"
+    );
+
+    // Every value and rank equals the in-memory solver's full ranking.
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = hakase_core::solver::Solver::new(&game, &table, Default::default(), 1 << 20);
+    let truth = solver.solve_game(hakase_core::solver::FirstGuesses::RankAll, &|_| {});
+    let tsv = run(&["ranking", "--run", "all", "--format", "tsv"]);
+    let lines: Vec<&str> = tsv.lines().collect();
+    assert_eq!(lines[0], "rank\tguess\ttotal\tmean\texact\tsettled");
+    assert_eq!(lines.len(), truth.ranking.len() + 1);
+    for line in &lines[1..] {
+        let cells: Vec<&str> = line.split('\t').collect();
+        let guess = game.find_guess(cells[1]).expect("a guess");
+        let value = truth
+            .ranking
+            .iter()
+            .find(|r| r.guess == guess)
+            .map(|r| r.outcome.value())
+            .expect("ranked");
+        let better = truth
+            .ranking
+            .iter()
+            .filter(|r| r.outcome.value() < value)
+            .count();
+        assert_eq!(cells[0], (better + 1).to_string(), "{line}");
+        assert_eq!(cells[2], value.to_string(), "{line}");
+        assert_eq!(cells[4..], ["true", "true"], "{line}");
+    }
+    let words = run(&[
+        "ranking",
+        "--run",
+        "all",
+        "--word",
+        "レントラー",
+        "--word",
+        "ミュウ",
+    ]);
+    assert!(
+        words.contains("   2  レントラー    966  3.3895\n"),
+        "{words}"
+    );
+    let json: Value =
+        serde_json::from_str(&run(&["ranking", "--run", "all", "--json"])).expect("json");
+    assert_eq!(json["scope"], "rank_all");
+    assert_eq!(
+        (json["settled"].as_u64(), json["first_guesses"].as_u64()),
+        (Some(493), Some(493))
+    );
+    assert_eq!(json["rows"].as_array().map(Vec::len), Some(493));
+
+    // A ranking of chosen first guesses: exact values, and its best claims only itself.
+    let listed = solve(&[
+        "solve",
+        "--game",
+        "pokemon-qiita2023",
+        "--first",
+        "ミュウ",
+        "--first",
+        "レントラー",
+        "--first",
+        "ピカチュウ",
+        "--db",
+        &dir("listed"),
+    ]);
+    assert!(
+        listed.contains(
+            "best first guess of the 3 first guesses listed レントラー: total 966, mean 3.3895, \
+             worst 6 — proven optimal GIVEN THE FIRST GUESS レントラー"
+        ),
+        "{listed}"
+    );
+    let text = run(&["ranking", "--run", "listed"]);
+    assert!(
+        text.starts_with(
+            "listed (pokemon-qiita2023, 285 answers): exact values of the 3 first guesses listed\n"
+        ),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 5, "{text}");
+
+    // The search for the best first guess: its other rows are lower bounds, without a rank.
+    solve(&["solve", "--game", "pokemon-qiita2023", "--db", &dir("best")]);
+    let best = run(&["ranking", "--run", "best", "--top", "2"]);
+    assert!(best.contains("   1  ジーランス    964  3.3825\n"), "{best}");
+    assert!(
+        best.lines()
+            .nth(3)
+            .is_some_and(|l| l.starts_with("   —") && l.contains("≥ ")),
+        "{best}"
+    );
+
+    // Bad input is refused by name.
+    let out = common::hakase(&[
+        "ranking",
+        "--run",
+        "all",
+        "--data",
+        &data.display().to_string(),
+        "--word",
+        "abc",
+    ]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("abc"));
+}

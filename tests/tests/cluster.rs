@@ -56,6 +56,7 @@ fn three_workers_match_the_resumable_run_and_the_core_solver() {
         &loaded,
         &table,
         SolverConfig::default(),
+        &hakase_coordinator::cluster::store::RunScope::Best,
         &options,
         &std::sync::atomic::AtomicBool::new(false),
         &|_| {},

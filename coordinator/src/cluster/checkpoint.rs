@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -14,10 +14,10 @@ use std::time::{Duration, Instant};
 use hakase_core::solver::{
     Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution, Solver, SolverConfig,
 };
-use hakase_core::{FeedbackTable, Game};
+use hakase_core::{FeedbackTable, Game, GuessId};
 
 use super::error::ClusterError;
-use super::store::{Reopened, Store};
+use super::store::{Reopened, RunScope, Store};
 
 /// How a checkpointed run works.
 #[derive(Debug, Clone)]
@@ -75,12 +75,58 @@ impl Checkpoint for RunCheckpoint<'_> {
     }
 }
 
+/// How often the ranking file is rewritten while first guesses settle: often enough for a
+/// person watching, rare enough that a ranking of 12,972 rows costs nothing.
+const RANKING_FILE_EVERY: Duration = Duration::from_secs(2);
+
+/// The ranking as the writer has seen it settle, for the run's ranking file.
+struct Tally<'a> {
+    values: HashMap<(u32, GuessId), FirstGuessValue>,
+    /// The budget of the latest value: the one the search is at.
+    budget: u32,
+    /// First guesses to settle at that budget (from the search's progress).
+    total: &'a AtomicUsize,
+    last_written: Option<Instant>,
+}
+
+impl Tally<'_> {
+    fn add(&mut self, budget: u32, value: FirstGuessValue) {
+        self.budget = budget;
+        self.values.insert((budget, value.guess), value);
+    }
+
+    /// Rewrites the ranking file when it is due (or `now`).
+    fn write(&mut self, store: &Store, now: bool) -> Result<(), ClusterError> {
+        if !now
+            && self
+                .last_written
+                .is_some_and(|t| t.elapsed() < RANKING_FILE_EVERY)
+        {
+            return Ok(());
+        }
+        let mut ranking: Vec<FirstGuessValue> = self
+            .values
+            .iter()
+            .filter(|((budget, _), _)| *budget == self.budget)
+            .map(|(_, v)| *v)
+            .collect();
+        // The solver's order, except that ties go by id: the search order is not known
+        // here, and the finished solution rewrites the file in its own order.
+        ranking.sort_by_key(|v| (v.outcome.value(), !v.outcome.is_exact(), v.guess));
+        let total = self.total.load(Ordering::Relaxed).max(ranking.len());
+        store.put_ranking_file(&ranking, total, self.budget, false)?;
+        self.last_written = Some(Instant::now());
+        Ok(())
+    }
+}
+
 /// Writes settled first guesses in arrival order, in batches, syncing at most every
 /// `every`: the search never waits on the disk, and a kill -9 loses at most that long.
 fn write_settled(
     store: &Store,
     inbox: Receiver<(u32, FirstGuessValue)>,
     every: Duration,
+    tally: &mut Tally<'_>,
 ) -> Result<(), ClusterError> {
     let mut batch = Vec::new();
     let mut last_sync = Instant::now();
@@ -96,30 +142,37 @@ fn write_settled(
         };
         if !batch.is_empty() {
             store.put_settled(&batch)?;
-            batch.clear();
+            for (budget, value) in batch.drain(..) {
+                tally.add(budget, value);
+            }
             if last_sync.elapsed() >= every || !open {
                 store.flush()?;
                 last_sync = Instant::now();
+                // After the flush: the file never shows a value the database could lose.
+                tally.write(store, !open)?;
             }
         }
         if !open {
-            return store.flush();
+            store.flush()?;
+            return tally.write(store, true);
         }
     }
 }
 
-/// Solves `game` under `config` with the in-memory search, checkpointing to `opts.db`.
-/// Returns `Ok(None)` when `stop` was set first; everything settled is then on disk and the
-/// same call resumes from it.
+/// Solves `game` under `config` with the in-memory search, checkpointing to `opts.db`:
+/// the best first guess, or for a ranking `scope` the exact value of every first guess it
+/// names. Returns `Ok(None)` when `stop` was set first; everything settled is then on disk
+/// and the same call resumes from it.
 pub fn run_checkpointed(
     game: &Game,
     table: &FeedbackTable,
     config: SolverConfig,
+    scope: &RunScope,
     opts: &CheckpointOptions,
     stop: &AtomicBool,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Option<CheckpointOutcome>, ClusterError> {
-    let store = Store::open(&opts.db, game, &config)?;
+    let store = Store::open_scoped(&opts.db, game, &config, scope)?;
     if let Some(solution) = store.solution()? {
         return Ok(Some(CheckpointOutcome {
             solution: Arc::new(solution),
@@ -129,10 +182,23 @@ pub fn run_checkpointed(
             nodes: 0,
         }));
     }
+    let first = match scope {
+        RunScope::Best => FirstGuesses::Best,
+        RunScope::RankAll => FirstGuesses::RankAll,
+        RunScope::Listed(list) => FirstGuesses::Listed(list),
+    };
+    let total = AtomicUsize::new(0);
+    let mut tally = Tally {
+        values: HashMap::new(),
+        budget: 0,
+        total: &total,
+        last_written: None,
+    };
     let mut stored: HashMap<u32, Vec<FirstGuessValue>> = HashMap::new();
     let mut resumed = 0;
     for (budget, value) in store.load_settled()? {
         stored.entry(budget).or_default().push(value);
+        tally.add(budget, value);
         resumed += 1;
     }
     let solver = Solver::new(game, table, config, opts.memo_entries);
@@ -146,10 +212,13 @@ pub fn run_checkpointed(
         .num_threads(opts.threads.unwrap_or(0))
         .build()
         .map_err(|e| ClusterError::Transport(format!("starting the search threads: {e}")))?;
+    let counted = |p: Progress| {
+        total.store(p.total, Ordering::Relaxed);
+        progress(p)
+    };
     let (solution, written) = std::thread::scope(|scope| {
-        let writer = scope.spawn(|| write_settled(&store, inbox, opts.sync_every));
-        let solution =
-            pool.install(|| solver.solve_game_with(FirstGuesses::Best, progress, &checkpoint));
+        let writer = scope.spawn(|| write_settled(&store, inbox, opts.sync_every, &mut tally));
+        let solution = pool.install(|| solver.solve_game_with(first, &counted, &checkpoint));
         drop(checkpoint);
         let written = writer
             .join()

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod joblog;
 pub mod plan;
+pub mod ranking_file;
 pub mod server;
 pub mod store;
 

@@ -17,7 +17,7 @@ use hakase_core::solver::hard::HardState;
 use hakase_core::solver::Node;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, SolverConfig};
 use hakase_core::tree::Tree;
-use hakase_core::{AnswerId, Game};
+use hakase_core::{AnswerId, Game, GuessId};
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 use hakase_worker::group_commit::GroupCommit;
 use serde::de::DeserializeOwned;
@@ -50,6 +50,54 @@ pub struct Manifest {
     /// existed (given one when they resume).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub audit_key: Option<String>,
+    /// Which first guesses the run settles. Absent from runs made before rankings were runs,
+    /// which all searched for the best first guess.
+    #[serde(default, skip_serializing_if = "RunScope::is_best")]
+    pub scope: RunScope,
+}
+
+/// Which first guesses a run settles, and so what its ranking may claim: one database holds
+/// one kind, since a search for the best first guess stores bounds a ranking cannot use.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunScope {
+    /// The best first guess, with the others cut off by proven bounds.
+    #[default]
+    Best,
+    /// Every first guess, each to its exact value (`--rank-all`).
+    RankAll,
+    /// These first guesses (ascending ids), each to its exact value (`--firsts FILE`).
+    Listed(Vec<GuessId>),
+}
+
+impl RunScope {
+    /// True for the default search, the one older runs made.
+    pub fn is_best(&self) -> bool {
+        *self == RunScope::Best
+    }
+
+    /// A ranking of exact values (every first guess, or a list of them).
+    pub fn is_ranking(&self) -> bool {
+        !self.is_best()
+    }
+
+    /// How a run directory of this scope is named after the whole game's run: nothing for
+    /// the best first guess, `-rank-all`, or `-rank-N-HASH` for a list of N guesses.
+    pub fn dir_suffix(&self) -> String {
+        match self {
+            RunScope::Best => String::new(),
+            RunScope::RankAll => "-rank-all".into(),
+            RunScope::Listed(list) => {
+                // FNV-1a over the ids: stable across builds, unlike the std hasher.
+                let hash = list.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, g| {
+                    g.to_le_bytes()
+                        .iter()
+                        .fold(h, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+                });
+                format!("-rank-{}-{:08x}", list.len(), hash as u32)
+            }
+        }
+    }
 }
 
 impl Manifest {
@@ -435,15 +483,31 @@ pub fn unix_millis() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
-fn describe(game: &str, fingerprint: &str, config: &SolverConfig) -> String {
+fn describe(game: &str, fingerprint: &str, config: &SolverConfig, scope: &RunScope) -> String {
     let options = serde_json::to_string(config).unwrap_or_default();
-    format!("game {game} (fingerprint {fingerprint}) with options {options}")
+    let settles = match scope {
+        RunScope::Best => String::new(),
+        RunScope::RankAll => ", ranking every first guess".into(),
+        RunScope::Listed(list) => format!(", ranking {} listed first guesses", list.len()),
+    };
+    format!("game {game} (fingerprint {fingerprint}) with options {options}{settles}")
 }
 
 impl Store {
-    /// Opens or creates the database at `path` for `game` under `config`. A database of
-    /// another game or other options is refused, naming both.
+    /// Opens or creates the database at `path` for `game` under `config`, searching for the
+    /// best first guess. A database of another game or other options is refused, naming both.
     pub fn open(path: &Path, game: &Game, config: &SolverConfig) -> Result<Store, ClusterError> {
+        Store::open_scoped(path, game, config, &RunScope::Best)
+    }
+
+    /// [`Store::open`] for a run that settles `scope`; a database of another scope is
+    /// refused like one of another game.
+    pub fn open_scoped(
+        path: &Path,
+        game: &Game,
+        config: &SolverConfig,
+        scope: &RunScope,
+    ) -> Result<Store, ClusterError> {
         let err = |source| ClusterError::Store {
             path: path.to_path_buf(),
             source,
@@ -475,6 +539,7 @@ impl Store {
             updated: unix_now(),
             finished: false,
             audit_key: Some(new_audit_key()),
+            scope: scope.clone(),
         };
         let (manifest, stored_version, manifest_lost) = match meta.get("manifest").map_err(err)? {
             Some(bytes) => {
@@ -495,11 +560,19 @@ impl Store {
                         ),
                     });
                 }
-                if stored.fingerprint != game.fingerprint() || stored.config != *config {
+                if stored.fingerprint != game.fingerprint()
+                    || stored.config != *config
+                    || stored.scope != *scope
+                {
                     return Err(ClusterError::Mismatch {
                         path: path.to_path_buf(),
-                        stored: describe(&stored.game, &stored.fingerprint, &stored.config),
-                        requested: describe(game.name(), game.fingerprint(), config),
+                        stored: describe(
+                            &stored.game,
+                            &stored.fingerprint,
+                            &stored.config,
+                            &stored.scope,
+                        ),
+                        requested: describe(game.name(), game.fingerprint(), config, scope),
                     });
                 }
                 let mut stored = stored;
@@ -1114,6 +1187,34 @@ impl Store {
         Ok(())
     }
 
+    /// Rewrites the run's ranking file (see [`super::ranking_file`]): the ranking as it
+    /// stands, readable while this process holds the database.
+    pub fn put_ranking_file(
+        &self,
+        values: &[FirstGuessValue],
+        first_guesses: usize,
+        guesses_left: u32,
+        finished: bool,
+    ) -> Result<(), ClusterError> {
+        let manifest = self.manifest();
+        let snapshot = super::ranking_file::RankingSnapshot {
+            version: super::ranking_file::RANKING_FILE_VERSION,
+            game: manifest.game,
+            fingerprint: manifest.fingerprint,
+            config: manifest.config,
+            scope: manifest.scope,
+            first_guesses,
+            guesses_left,
+            finished,
+            updated: unix_now(),
+            values: values.to_vec(),
+        };
+        super::ranking_file::write(&self.path, &snapshot).map_err(|source| ClusterError::Io {
+            path: self.path.join(super::ranking_file::RANKING_FILE),
+            source,
+        })
+    }
+
     /// Stores the finished run's solution and marks the run finished.
     pub fn put_solution(&self, solution: &Solution) -> Result<(), ClusterError> {
         let bytes = serde_json::to_vec(solution).map_err(|e| self.corrupt("solution", e))?;
@@ -1121,6 +1222,12 @@ impl Store {
             .insert("solution", bytes)
             .map_err(|e| self.err(e))?;
         self.put_ranking(&solution.ranking)?;
+        self.put_ranking_file(
+            &solution.ranking,
+            solution.ranking.len(),
+            solution.guesses_left,
+            true,
+        )?;
         {
             let mut manifest = self.manifest.lock().unwrap_or_else(|p| p.into_inner());
             manifest.finished = true;

@@ -31,8 +31,8 @@ pub struct CutArgs {
     /// expensive first guess over more workers).
     #[arg(long)]
     pub split_first: bool,
-    /// The exact value of every first guess, none cut off by the best (the full ranking;
-    /// give the run its own --db).
+    /// The exact value of every first guess, none cut off by the best: the full ranking, in
+    /// its own run (by default `<run>-rank-all`, the directory `solve --rank-all` uses).
     #[arg(long)]
     pub rank_all: bool,
     /// Parts after a first guess with at most this many answers are solved by the
@@ -202,10 +202,16 @@ impl Coordinator {
             audit: Some(AuditPolicy::with_fraction(self.audit_fraction)),
             ..self.cut.params()
         };
-        let db = self
-            .db
-            .clone()
-            .unwrap_or_else(|| super::solve::default_run_dir(game.name(), &config));
+        let db = self.db.clone().unwrap_or_else(|| {
+            let whole = super::solve::default_run_dir(game.name(), &config);
+            match self.cut.rank_all {
+                true => super::solve::scoped_run_dir(
+                    &whole,
+                    &hakase_coordinator::cluster::store::RunScope::RankAll,
+                ),
+                false => whole,
+            }
+        });
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .worker_threads(2)

@@ -11,10 +11,11 @@ use hakase_core::solver::memo::BYTES_PER_ENTRY;
 use hakase_core::solver::{
     FirstGuesses, Mode, Objective, Progress, Solution, Solver, SolverConfig, INFEASIBLE,
 };
-use hakase_core::{treefile, Game};
+use hakase_core::{treefile, Game, GuessId};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
+use hakase_coordinator::cluster::store::RunScope;
 use hakase_coordinator::query::claim::claim;
 use hakase_coordinator::query::firstrun::{first_run_dir, solve_first_run};
 use hakase_coordinator::query::treerun::about;
@@ -37,13 +38,19 @@ pub struct Solve {
     #[command(flatten)]
     pub game: GameArgs,
 
-    /// Evaluate only this first guess (exactly), e.g. salet or ジーランス.
+    /// Evaluate only this first guess (exactly), e.g. salet or ジーランス. Given more than
+    /// once, rank exactly those first guesses (as --firsts does).
     #[arg(long, value_name = "W")]
-    pub first: Option<String>,
+    pub first: Vec<String>,
+
+    /// Rank exactly the first guesses listed in FILE (one per line): each to its exact value,
+    /// as a resumable run of its own.
+    #[arg(long, value_name = "FILE", conflicts_with = "rank_all")]
+    pub firsts: Option<PathBuf>,
 
     /// Let --first be any string of at most 5 letters, not only an allowed guess (e.g. a
     /// string from `hakase design`); later guesses are still the game's words.
-    #[arg(long, requires = "first")]
+    #[arg(long, requires = "first", conflicts_with = "firsts")]
     pub allow_any_first: bool,
 
     /// Objective and rules.
@@ -51,7 +58,8 @@ pub struct Solve {
     pub rules: SolverArgs,
 
     /// Compute the exact value of every first guess instead of cutting off the ones that
-    /// cannot beat the best.
+    /// cannot beat the best: a resumable run of its own (`<run>-rank-all`), which `hakase
+    /// ranking` reads while it runs and after.
     #[arg(long, conflicts_with = "first")]
     pub rank_all: bool,
 
@@ -75,8 +83,8 @@ pub struct Solve {
     #[command(flatten)]
     pub output: JsonArg,
 
-    /// Solve directly in memory: no database, no resume. --first and --rank-all always
-    /// solve this way; the default is the resumable run on --db.
+    /// Solve directly in memory: no database, no resume. The default is the resumable run
+    /// on --db.
     #[arg(long)]
     pub in_memory: bool,
 
@@ -109,35 +117,63 @@ impl Solve {
             super::guard::check_output_path(path, "--tree-out")?;
         }
         super::guard::check_threads(self.threads)?;
-        let loaded = self
-            .game
-            .load_for_first(self.first.as_deref(), self.allow_any_first)?;
+        let listed = self.listed_words()?;
+        let single = match (&listed, self.first.as_slice()) {
+            (None, [word]) => Some(word.as_str()),
+            _ => None,
+        };
+        if self.allow_any_first && single.is_none() {
+            bail!("--allow-any-first takes one --first W");
+        }
+        let loaded = self.game.load_for_first(single, self.allow_any_first)?;
         let (game, table) = (&loaded.game, &loaded.table);
         super::guard::check_max_guesses(game, self.rules.max_guesses)?;
         let config = self.rules.config();
         let entries = self.memo_mib.max(1) * (1 << 20) / BYTES_PER_ENTRY;
         let solver = Solver::new(game, table, config.clone(), entries);
-        let first = match &self.first {
-            Some(word) => {
-                let guess = game
-                    .find_guess(word)
-                    .with_context(|| format!("--first {word}"))?;
-                if !solver.is_allowed(&solver.root(config.guess_cap(game)), guess) {
-                    bail!("--first {word} is not allowed as a first guess in this mode");
-                }
-                FirstGuesses::Only(guess)
+        let root = solver.root(config.guess_cap(game));
+        let guess_of = |word: &str, flag: &str| -> Result<GuessId> {
+            let guess = game
+                .find_guess(word)
+                .with_context(|| format!("{flag} {word}"))?;
+            if !solver.is_allowed(&root, guess) {
+                bail!("{flag} {word} is not allowed as a first guess in this mode");
             }
-            None if self.rank_all => FirstGuesses::RankAll,
-            None => FirstGuesses::Best,
+            Ok(guess)
         };
-        match first {
-            FirstGuesses::Best if !self.in_memory => {
-                return self.run_resumable(game, table, config, entries, out)
+        let listed: Option<Vec<GuessId>> = match &listed {
+            Some(words) => {
+                let mut ids = words
+                    .iter()
+                    .map(|(flag, word)| guess_of(word, flag))
+                    .collect::<Result<Vec<_>>>()?;
+                ids.sort_unstable();
+                ids.dedup();
+                Some(ids)
             }
-            FirstGuesses::Only(guess) if !self.in_memory => {
-                return self.run_first_stored(game, table, config, guess, entries, out)
+            None => None,
+        };
+        let scope = match (&listed, self.rank_all) {
+            (Some(ids), _) => Some(RunScope::Listed(ids.clone())),
+            (None, true) => Some(RunScope::RankAll),
+            (None, false) => None,
+        };
+        let first = match (single, &listed) {
+            (_, Some(ids)) => FirstGuesses::Listed(ids),
+            (Some(word), None) => FirstGuesses::Only(guess_of(word, "--first")?),
+            (None, None) if self.rank_all => FirstGuesses::RankAll,
+            (None, None) => FirstGuesses::Best,
+        };
+        if !self.in_memory {
+            match first {
+                FirstGuesses::Only(guess) => {
+                    return self.run_first_stored(game, table, config, guess, entries, out)
+                }
+                _ => {
+                    let scope = scope.unwrap_or_default();
+                    return self.run_resumable(game, table, config, &scope, entries, out);
+                }
             }
-            _ => {}
         }
         let started = Instant::now();
         let reporter = Reporter::new(game);
@@ -150,7 +186,8 @@ impl Solve {
         reporter.finish();
         let elapsed = started.elapsed();
         let summary = Summary::new(game, &solution, self.top, elapsed, solver.nodes_searched())
-            .given_first(self.first.is_some().then(|| first_text(game, &solution)));
+            .given_first(single.is_some().then(|| first_text(game, &solution)))
+            .listed(listed.as_ref().map(Vec::len), game, &solution);
         emit(out, self.output, &summary)?;
         // The result is printed first: a failed write loses only the file.
         self.write_tree_out(game, table, &solution)
@@ -165,7 +202,9 @@ impl Solve {
     ) -> Result<()> {
         match &self.tree_out {
             Some(path) => {
-                let first = self.first.is_some().then(|| first_text(game, solution));
+                // A tree from a restricted choice of first guesses is optimal given its own.
+                let restricted = !self.first.is_empty() || self.firsts.is_some();
+                let first = restricted.then(|| first_text(game, solution));
                 write_tree(game, table, solution, first.as_deref(), path, self.format)
             }
             None => Ok(()),
@@ -182,6 +221,7 @@ impl Solve {
         game: &Game,
         table: &hakase_core::FeedbackTable,
         config: SolverConfig,
+        scope: &RunScope,
         entries: usize,
         out: &mut dyn Write,
     ) -> Result<()> {
@@ -190,7 +230,7 @@ impl Solve {
         let db = self
             .db
             .clone()
-            .unwrap_or_else(|| default_run_dir(game.name(), &config));
+            .unwrap_or_else(|| scoped_run_dir(&default_run_dir(game.name(), &config), scope));
 
         let stop = stop_on_signal();
         let options = CheckpointOptions {
@@ -201,7 +241,7 @@ impl Solve {
         };
         let started = Instant::now();
         let reporter = Reporter::new(game);
-        let outcome = run_checkpointed(game, table, config, &options, &stop, &|p| {
+        let outcome = run_checkpointed(game, table, config, scope, &options, &stop, &|p| {
             reporter.report(game, p)
         })
         .with_context(|| format!("solving with the run database {}", db.display()))?;
@@ -234,10 +274,22 @@ impl Solve {
         }
         report::write_damage_notes(&mut std::io::stderr(), &outcome.reopened)?;
         let solution = &outcome.solution;
-        let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes);
+        let listed = match scope {
+            RunScope::Listed(ids) => Some(ids.len()),
+            _ => None,
+        };
+        let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes)
+            .listed(listed, game, solution);
         emit(out, self.output, &summary)?;
         if !self.output.json {
             report::write_chart(out, game, table, solution)?;
+            if scope.is_ranking() {
+                writeln!(
+                    out,
+                    "the whole ranking: hakase ranking --run {}",
+                    db.display()
+                )?;
+            }
         }
         self.write_tree_out(game, table, solution)
     }
@@ -414,6 +466,10 @@ struct Summary {
     proven: bool,
     /// The first guess the solve was restricted to (--first).
     first_guess_fixed: Option<String>,
+    /// How many first guesses were ranked when they were a chosen list (--firsts): the best
+    /// of them is then optimal only given itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    first_guesses_listed: Option<usize>,
     /// What the result may claim, as every view says it.
     claim: String,
     possible: bool,
@@ -448,6 +504,7 @@ impl Summary {
             options: solution.config.clone(),
             proven: solution.proven,
             first_guess_fixed: None,
+            first_guesses_listed: None,
             claim: claim(solution.proven, None),
             possible: solution.best.is_some(),
             guesses_left: solution.guesses_left,
@@ -473,6 +530,15 @@ impl Summary {
 }
 
 impl Summary {
+    /// Marks a ranking of a chosen list of first guesses: its best is optimal only given
+    /// itself, so the claim names it as --first does.
+    fn listed(self, count: Option<usize>, game: &Game, solution: &Solution) -> Self {
+        let Some(count) = count else { return self };
+        let mut summary = self.given_first(Some(first_text(game, solution)));
+        summary.first_guesses_listed = Some(count);
+        summary
+    }
+
     /// Marks a solve restricted to its first guess (--first): the claim names it.
     fn given_first(mut self, first: Option<String>) -> Self {
         self.claim = claim(self.proven, first.as_deref());
@@ -511,9 +577,16 @@ impl View for Summary {
             )?;
             return Ok(());
         };
+        let of = match self.first_guesses_listed {
+            Some(n) => format!(
+                " of the {} listed",
+                plural(n as u64, "first guess", "first guesses")
+            ),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "best first guess {first}: total {total}, mean {:.4}, worst {} — {claim}",
+            "best first guess{of} {first}: total {total}, mean {:.4}, worst {} — {claim}",
             self.mean.unwrap_or(0.0),
             self.worst.unwrap_or(0)
         )?;
@@ -541,6 +614,43 @@ impl View for Summary {
         )?;
         Ok(())
     }
+}
+
+impl Solve {
+    /// The first guesses to rank as a list, with the flag each came from: `--firsts FILE`'s
+    /// words and, when given more than once, the `--first` words. `None` for any other solve.
+    fn listed_words(&self) -> Result<Option<Vec<(String, String)>>> {
+        let mut words: Vec<(String, String)> = Vec::new();
+        if let Some(path) = &self.firsts {
+            let label = path.display().to_string();
+            let bytes = std::fs::read(path).with_context(|| format!("reading --firsts {label}"))?;
+            let list = hakase_core::word::read_word_list(&bytes, &label)
+                .with_context(|| format!("reading --firsts {label}"))?;
+            words.extend(
+                list.into_iter()
+                    .map(|(line, word)| (format!("--firsts {label} line {line}:"), word)),
+            );
+        }
+        if self.firsts.is_some() || self.first.len() > 1 {
+            words.extend(
+                self.first
+                    .iter()
+                    .map(|w| ("--first".to_string(), w.clone())),
+            );
+            return Ok(Some(words));
+        }
+        Ok(None)
+    }
+}
+
+/// The directory of a run of `scope` beside the whole game's run `whole` (e.g.
+/// `hakase-data/wordle-rank-all`).
+pub fn scoped_run_dir(whole: &std::path::Path, scope: &RunScope) -> PathBuf {
+    let mut name = whole
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    name.push_str(&scope.dir_suffix());
+    whole.with_file_name(name)
 }
 
 /// Where a run lives when `--db` is not given: its own directory under ./hakase-data/, named

@@ -7,6 +7,7 @@ pub mod claim;
 pub mod custom;
 pub mod firstrun;
 pub mod live;
+pub mod ranking;
 pub mod run;
 pub mod service;
 pub mod stepchart;

@@ -267,24 +267,16 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
         return Err(RunError::NotARun(path.to_path_buf()));
     }
     let (manifest, solution, first) = read_records(path)?;
-    let game = match load_preset(&manifest.game) {
-        Ok(game) => game,
-        Err(_) => custom::rebuild(&manifest.game, &manifest.fingerprint, path).map_err(|why| {
-            RunError::CustomGame {
-                path: path.to_path_buf(),
-                game: manifest.game.clone(),
-                why,
-            }
-        })?,
+    let game = rebuild_game(path, &manifest.game, &manifest.fingerprint)?;
+    // A ranking of chosen first guesses is optimal only given its best one, as a --first run
+    // is given its own.
+    let first = match (&manifest.scope, &solution) {
+        (crate::cluster::store::RunScope::Listed(_), Some(solution)) => solution
+            .best
+            .map(|b| game.guess_text(b.guess).to_string())
+            .or(first),
+        _ => first,
     };
-    if game.fingerprint() != manifest.fingerprint {
-        return Err(RunError::Fingerprint {
-            path: path.to_path_buf(),
-            game: manifest.game.clone(),
-            stored: manifest.fingerprint.clone(),
-            now: game.fingerprint().to_string(),
-        });
-    }
     let table = FeedbackTable::build(&game);
     let name = path
         .canonicalize()
@@ -302,11 +294,35 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
     })
 }
 
+/// The game of the run at `path`, from its preset or its custom lists, checked against the
+/// fingerprint the run stored.
+pub fn rebuild_game(path: &Path, name: &str, fingerprint: &str) -> Result<Game, RunError> {
+    let game = match load_preset(name) {
+        Ok(game) => game,
+        Err(_) => custom::rebuild(name, fingerprint, path).map_err(|why| RunError::CustomGame {
+            path: path.to_path_buf(),
+            game: name.to_string(),
+            why,
+        })?,
+    };
+    if game.fingerprint() != fingerprint {
+        return Err(RunError::Fingerprint {
+            path: path.to_path_buf(),
+            game: name.to_string(),
+            stored: fingerprint.to_string(),
+            now: game.fingerprint().to_string(),
+        });
+    }
+    Ok(game)
+}
+
 /// The manifest, solution and fixed first guess, read with sled and the database closed again before returning.
 /// The records are the JSON the run store writes (`meta/manifest`, `meta/solution`). sled
 /// panics on some damaged files: the open and the reads run isolated, so damage becomes
 /// [`RunError::Damaged`] and never takes the process down.
-fn read_records(path: &Path) -> Result<(Manifest, Option<Solution>, Option<String>), RunError> {
+pub(crate) fn read_records(
+    path: &Path,
+) -> Result<(Manifest, Option<Solution>, Option<String>), RunError> {
     let damaged = |why: String| RunError::Damaged {
         path: path.to_path_buf(),
         why,

@@ -120,6 +120,7 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         updated: stamp,
         finished: true,
         audit_key: None,
+        scope: Default::default(),
     };
     let name = path
         .file_stem()

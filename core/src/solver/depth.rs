@@ -80,10 +80,7 @@ impl Solver<'_> {
         let sizes = self.split_sizes(set, &root.hard, None);
         let pool: Vec<GuessId> = sizes.guesses.iter().map(|s| s.guess).collect();
         let pool = self.inheritable().then_some(pool.as_slice());
-        let guesses: Vec<GuessId> = match first {
-            FirstGuesses::Only(guess) => vec![guess],
-            _ => by_largest_part(sizes.guesses),
-        };
+        let guesses: Vec<GuessId> = first.select(by_largest_part(sizes.guesses));
         let branching = sizes.branching;
         let start = min_depth(set.len() as u32, branching).max(1);
         for budget in start..=cap {

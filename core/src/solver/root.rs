@@ -56,14 +56,40 @@ pub struct Solution {
 
 /// What to search at the root.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FirstGuesses {
+pub enum FirstGuesses<'a> {
     /// All first guesses, cut off by the best total so far.
     #[default]
     Best,
     /// All first guesses, each to its exact value.
     RankAll,
+    /// Each of these first guesses to its exact value: a ranking of the openings someone
+    /// asked about, searched in the solver's own order so ties break as in a full ranking.
+    Listed(&'a [GuessId]),
     /// Only this one.
     Only(GuessId),
+}
+
+impl FirstGuesses<'_> {
+    /// Keeps, in `order`, the first guesses this choice searches.
+    pub(crate) fn select(self, order: Vec<GuessId>) -> Vec<GuessId> {
+        match self {
+            FirstGuesses::Best | FirstGuesses::RankAll => order,
+            // The root's scan keeps one of guesses that split alike: a listed guess it left
+            // out is searched after the others, so every listed guess gets its own value.
+            FirstGuesses::Listed(list) => {
+                let wanted: std::collections::HashSet<GuessId> = list.iter().copied().collect();
+                let mut kept: Vec<GuessId> =
+                    order.into_iter().filter(|g| wanted.contains(g)).collect();
+                let seen: std::collections::HashSet<GuessId> = kept.iter().copied().collect();
+                let mut rest: Vec<GuessId> =
+                    wanted.into_iter().filter(|g| !seen.contains(g)).collect();
+                rest.sort_unstable();
+                kept.extend(rest);
+                kept
+            }
+            FirstGuesses::Only(guess) => vec![guess],
+        }
+    }
 }
 
 /// Lets a caller make a whole-game solve durable and interruptible: the search skips first
@@ -162,8 +188,8 @@ impl Solver<'_> {
         let root = self.root(guesses_left);
         let order: Vec<GuessId> = match first {
             FirstGuesses::Only(guess) => vec![guess],
-            _ => self
-                .scan(
+            _ => first.select(
+                self.scan(
                     &root.candidates,
                     guesses_left.max(2),
                     &root.hard,
@@ -174,6 +200,7 @@ impl Solver<'_> {
                 .iter()
                 .map(|s| s.guess)
                 .collect(),
+            ),
         };
         let cutoffs = first == FirstGuesses::Best;
         let pack = |value: u32, index: usize| (u64::from(value) << 32) | index as u64;

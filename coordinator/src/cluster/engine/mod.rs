@@ -32,6 +32,7 @@ use super::audit::{AuditPolicy, AuditSummary, Recheck, COORDINATOR};
 use super::error::ClusterError;
 use super::joblog::JobLog;
 use super::plan::{Known, PlanParams, Planner};
+use super::store::RunScope;
 use super::store::{unix_millis, Store, StoredState, WorkerRecord};
 
 /// Tuning of a run.
@@ -255,7 +256,12 @@ impl Engine {
         store_path: &std::path::Path,
         params: EngineParams,
     ) -> Result<Engine, ClusterError> {
-        let store = Store::open(store_path, &game, &config)?;
+        let scope = if params.plan.rank_all {
+            RunScope::RankAll
+        } else {
+            RunScope::Best
+        };
+        let store = Store::open_scoped(store_path, &game, &config, &scope)?;
         let game: &'static Game = Box::leak(Box::new(game));
         let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
         let planner = Planner::new(game, table, config.clone(), params.plan);
@@ -585,9 +591,14 @@ impl Engine {
         if let Some(log) = &self.job_log {
             log.flush();
         }
-        let ranking = self.lock().planner.ranking();
+        let (ranking, progress) = {
+            let state = self.lock();
+            (state.planner.ranking(), state.planner.progress())
+        };
         if self.solution().is_none() {
             self.store.put_ranking(&ranking)?;
+            self.store
+                .put_ranking_file(&ranking, progress.total, progress.guesses_left, false)?;
         }
         self.store.touch()?;
         self.store.flush()

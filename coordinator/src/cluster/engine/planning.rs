@@ -95,7 +95,7 @@ impl Engine {
                     pass_mean = pass_mean - pass_mean / PASS_MEAN_NEWEST + took / PASS_MEAN_NEWEST;
                 }
                 let ranking = (last_ranking.elapsed() > Duration::from_secs(5))
-                    .then(|| state.planner.ranking());
+                    .then(|| (state.planner.ranking(), state.planner.progress()));
                 (ranking, here)
             };
             if let Some((id, spec, beta)) = here {
@@ -109,9 +109,17 @@ impl Engine {
                     self.wake.notify_all();
                 });
             }
-            if let Some(ranking) = ranking {
+            if let Some((ranking, progress)) = ranking {
                 last_ranking = Instant::now();
                 let _ = self.store.put_ranking(&ranking);
+                if self.solution().is_none() {
+                    let _ = self.store.put_ranking_file(
+                        &ranking,
+                        progress.total,
+                        progress.guesses_left,
+                        false,
+                    );
+                }
                 let _ = self.store.touch();
             }
             std::thread::sleep(Duration::from_millis(1));
