@@ -3,8 +3,6 @@
 //! from the stored tree. Each must make the audit exit non-zero naming what is false; the
 //! untouched run must pass.
 
-mod common;
-
 use std::path::Path;
 use std::process::Command;
 
@@ -13,7 +11,7 @@ use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{FeedbackTable, Game};
 
-use common::{scratch, solve_run};
+use crate::common::{scratch, solve_run};
 
 const GAME: &str = "pokemon-qiita2023";
 

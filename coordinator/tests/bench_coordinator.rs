@@ -1,5 +1,5 @@
 //! Coordinator throughput benchmarks (not tests: `cargo test --release -p hakase-coordinator
-//! --test bench_coordinator -- --ignored --nocapture`). A real coordinator (engine, sled
+//! --test coordinator_tests bench_coordinator:: -- --ignored --nocapture`). A real coordinator (engine, sled
 //! store with durable group commit, gRPC server with token checks) is fed by concurrent
 //! synthetic workers (`HAKASE_BENCH_WORKERS`, default 128) as fast as the server takes them;
 //! every report goes through the full path: decoding, validation, job record, disk sync.

@@ -1,8 +1,6 @@
 //! The built `hakase` binary, run as a user would.
 
-mod common;
-
-use common::{hakase, json_of, ok};
+use crate::common::{hakase, json_of, ok};
 use serde_json::{json, Value};
 
 #[test]

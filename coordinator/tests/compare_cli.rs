@@ -1,8 +1,6 @@
 //! `hakase compare` run as a user would: the table, JSON, plots, the HTML report and bad input.
 
-mod common;
-
-use common::{fails, ok};
+use crate::common::{fails, ok};
 use serde_json::Value;
 
 #[test]

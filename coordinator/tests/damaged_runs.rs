@@ -2,8 +2,6 @@
 //! truncated and scribbled on at many offsets. Reading them must give a value or a typed
 //! error — never a panic — and one damaged run must not stop `runs` listing the others.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -15,7 +13,7 @@ use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey};
 use hakase_core::solver::SolverConfig;
 use hakase_worker::{sled_guard, SledMemo};
 
-use common::{scratch, solve_run};
+use crate::common::{scratch, solve_run};
 
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).expect("mkdir");

@@ -1,9 +1,7 @@
 //! `hakase design` and `--allow-any-first`, run as a user would (release builds only: the
 //! searches are slow in debug).
 
-mod common;
-
-use common::{hakase, json_of};
+use crate::common::{hakase, json_of};
 use serde_json::Value;
 
 #[test]

@@ -1,15 +1,13 @@
 //! Every command × (text, `--json`, an error under `--json`): each JSON output must use only
 //! the field names docs/json.md lists for that command, and carry every top-level one.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::{check_fields, documented, hakase};
+use crate::common::{check_fields, documented, hakase};
 use serde_json::Value;
 
 /// Runs `args` with --json and checks the document against `command`'s documented fields.
@@ -290,6 +288,30 @@ fn run_commands_speak_the_documented_json() {
     let data = path("data");
     check_text(&strs(&with(&["solve", "--db", &format!("{data}/g1")], G)));
     let run: &[&str] = &["--run", "g1", "--data", &data];
+
+    // ranking: the first guesses of the run, the best one exact.
+    let ranking = check_json(
+        &docs,
+        "ranking",
+        &["ranking", "--run", "g1", "--data", &data],
+    );
+    assert_eq!(
+        (ranking["scope"].as_str(), ranking["finished"].as_bool()),
+        (Some("best"), Some(true))
+    );
+    assert_eq!(
+        (
+            ranking["rows"][0]["rank"].as_u64(),
+            ranking["rows"][0]["exact"].as_bool()
+        ),
+        (Some(1), Some(true))
+    );
+    check_error(
+        &docs,
+        &["ranking", "--run", "nosuch", "--data", &data],
+        "not_found",
+        1,
+    );
 
     // query: the next guess.
     let q = with(&["query"], run);

@@ -1,11 +1,9 @@
 //! `hakase puzzle` run as a user would: one puzzle, a batch, an interrupted batch resumed,
 //! and bad options.
 
-mod common;
-
 use std::path::PathBuf;
 
-use common::{hakase, ok};
+use crate::common::{hakase, ok};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {

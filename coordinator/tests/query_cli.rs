@@ -1,7 +1,7 @@
 //! `hakase query`, `play`, `chart --run`, `export`, `runs`, `plot` and `display` run as a
 //! user would, against a run the real `hakase solve` wrote.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::io::Write;

@@ -1,7 +1,7 @@
 //! The query service over gRPC, served in-process on a free loopback port, against a run the
 //! real `hakase solve` wrote.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};

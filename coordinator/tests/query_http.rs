@@ -2,7 +2,7 @@
 //! run the real `hakase solve` wrote and a tree file made from it: answers, errors, limits,
 //! slow clients and rescans.
 
-mod common;
+use crate::common;
 
 use std::ffi::OsStr;
 use std::path::PathBuf;

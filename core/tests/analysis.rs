@@ -1,8 +1,6 @@
 //! The entropy ranking and the chart of the seed article's game, pokemon-qiita2023.
 
-mod common;
-
-use common::preset;
+use crate::common::preset;
 use hakase_core::chart::Chart;
 use hakase_core::entropy::rank;
 use hakase_core::strategy::{EntropyStrategy, Strategy};

@@ -1,8 +1,6 @@
 //! Every bad input a user can give is a typed error that says where the problem is.
 
-mod common;
-
-use common::preset;
+use crate::common::preset;
 use hakase_core::history::{filter, Step};
 use hakase_core::word::read_word_list;
 use hakase_core::{Error, Game, PatternStyle, WordListInput};

@@ -1,8 +1,6 @@
 //! Strategy evaluation through trees agrees with playing every game out by hand.
 
-mod common;
-
-use common::preset;
+use crate::common::preset;
 use hakase_core::strategy::{by_name, Strategy, STRATEGY_NAMES};
 use hakase_core::tree::{build_tree, Evaluation, MAX_DEPTH};
 use hakase_core::{feedback, AnswerId, FeedbackTable, Game, GuessId};

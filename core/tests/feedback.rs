@@ -1,8 +1,6 @@
 //! The colouring rule on hand-checked examples, and the pattern notations.
 
-mod common;
-
-use common::{pattern_of, preset};
+use crate::common::{pattern_of, preset};
 use hakase_core::{Cell, Error, Pattern, PatternStyle};
 
 const STYLES: [PatternStyle; 4] = [

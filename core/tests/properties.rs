@@ -1,7 +1,5 @@
 //! Properties of the feedback rule, the table and filtering, over random words.
 
-mod common;
-
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 

@@ -2,9 +2,7 @@
 //! cross-checked by replaying every game with feedback recomputed from the words; every game
 //! legal; the optimum row equal to the solver's total.
 
-mod common;
-
-use common::preset;
+use crate::common::preset;
 use hakase_core::history::Step;
 use hakase_core::solver::{FirstGuesses, Mode, Solver, SolverConfig};
 use hakase_core::strategies::catalog::{contender, Contender, Options, COMPARE_NAMES};

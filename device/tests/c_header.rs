@@ -1,6 +1,6 @@
 //! The C header decodes back to exactly the rendered pages.
 
-mod common;
+use crate::common;
 
 use hakase_device::{render_pages, write_c_header, Frame, PLANE_BYTES};
 

@@ -1,6 +1,6 @@
 //! Every letter of every Pokémon name must be drawable on the panel.
 
-mod common;
+use crate::common;
 
 use embedded_graphics::prelude::Point;
 use hakase_device::font::NAMES;

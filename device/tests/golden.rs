@@ -2,7 +2,7 @@
 //! device/golden/. Regenerate with HAKASE_BLESS=1 and look at the -x4 images before
 //! committing them.
 
-mod common;
+use crate::common;
 
 use hakase_device::{page_count, render_page_number, render_pages, Ink, ROWS_PER_PAGE};
 

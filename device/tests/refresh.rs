@@ -6,7 +6,7 @@
 //! panel steps (commands with their data, BUSY waits) and compared with the documented
 //! sequence plus the extras epd-waveshare 0.6 sends.
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 use std::rc::Rc;

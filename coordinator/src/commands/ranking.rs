@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use hakase_coordinator::output::{emit, plural, JsonArg, Table, View};
-use hakase_coordinator::query::ranking::{load_ranking, RankedGuess, RunRanking};
+use hakase_coordinator::query::ranking::{load_ranking, RankedGuess, RankingError, RunRanking};
 use hakase_coordinator::query::DEFAULT_DATA_DIR;
 use hakase_core::solver::SolverConfig;
 use serde::Serialize;
@@ -76,7 +76,11 @@ struct RankingView {
 impl Ranking {
     /// Reads the run's ranking and prints it.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let ranking = load_ranking(&self.run, &self.data)?;
+        // A run error is passed on as itself, so that its kind (not found, …) is reported.
+        let ranking = load_ranking(&self.run, &self.data).map_err(|e| match e {
+            RankingError::Run(e) => anyhow::Error::new(e),
+            other => anyhow::Error::new(other),
+        })?;
         let format = if self.output.json {
             RankingFormat::Json
         } else {

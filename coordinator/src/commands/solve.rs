@@ -468,7 +468,6 @@ struct Summary {
     first_guess_fixed: Option<String>,
     /// How many first guesses were ranked when they were a chosen list (--firsts): the best
     /// of them is then optimal only given itself.
-    #[serde(skip_serializing_if = "Option::is_none")]
     first_guesses_listed: Option<usize>,
     /// What the result may claim, as every view says it.
     claim: String,

@@ -74,12 +74,12 @@ pub enum RankingError {
     )]
     NothingYet(PathBuf),
     /// A word asked for (`--word`) is not a guess of the game.
-    #[error("{word}: {why}")]
+    #[error("--word {word}")]
     UnknownWord {
         /// The word.
         word: String,
         /// What the game said of it.
-        why: String,
+        source: hakase_core::Error,
     },
 }
 
@@ -95,13 +95,13 @@ impl RunRanking {
         words
             .iter()
             .map(|word| {
-                let guess = self
-                    .game
-                    .find_guess(word)
-                    .map_err(|e| RankingError::UnknownWord {
-                        word: word.clone(),
-                        why: e.to_string(),
-                    })?;
+                let guess =
+                    self.game
+                        .find_guess(word)
+                        .map_err(|source| RankingError::UnknownWord {
+                            word: word.clone(),
+                            source,
+                        })?;
                 let text = self.game.guess_text(guess);
                 Ok(self
                     .rows

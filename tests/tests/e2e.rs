@@ -1,0 +1,12 @@
+//! Every integration test of this crate, linked into one binary: one link instead of one
+//! per file, the largest part of a clean test build. Each file stays its own module, so
+//! a test is still named by its file (`cargo test --test e2e cli::`).
+
+mod cluster;
+mod damage;
+mod faults;
+mod malicious;
+mod puzzle_cluster;
+mod rpc;
+mod serve_limits;
+mod web;
