@@ -4,6 +4,7 @@
 
 mod cluster;
 mod damage;
+mod doc_examples;
 mod faults;
 mod malicious;
 mod puzzle_cluster;
