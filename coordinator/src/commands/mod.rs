@@ -17,6 +17,7 @@ pub mod plot;
 pub mod puzzle;
 pub mod query;
 pub mod rank;
+pub mod review;
 pub mod runs;
 pub mod serve;
 pub mod shell;
