@@ -39,9 +39,12 @@ pub const DEFAULT_SOLVE_LIMIT: usize = 1000;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  hakase review --run qiita -H 'レントラー=灰灰灰灰緑' -H 'ゴーリキー=灰灰緑灰緑' -H 'スリーパー=緑緑緑緑緑'
+  hakase review --run qiita -H 'レントラー=灰灰灰灰緑' -H 'ゴーリキー=灰黄黄灰緑' -H 'スリーパー=緑緑緑緑緑'
   hakase review --tree salet.json crane pride --answer pride
-  hakase review --game wordle --hard --tree salet-hard.json salet trope pride --grid \"$(cat share.txt)\"")]
+  hakase review --tree salet-hard.json salet humid dummy gummy mummy --grid \"$(cat share.txt)\"
+  hakase review --game pokemon-qiita2023 --hard れんとらー ごーりきー すりーぱー --answer すりーぱー
+
+Figures: docs/review.md; JSON fields: docs/json.md (the review document).")]
 pub struct Review {
     /// The words you played, in order (with --grid or --answer; -H carries its own words).
     #[arg(value_name = "WORD", conflicts_with = "steps")]
