@@ -332,6 +332,43 @@ fn run_commands_speak_the_documented_json() {
         1,
     );
 
+    // review: a game judged against the run, as text and JSON; a grid of the wrong size.
+    let r = with(
+        &[
+            "review",
+            "レアコイル",
+            "ピカチュウ",
+            "--answer",
+            "ピカチュウ",
+        ],
+        run,
+    );
+    let text = check_text(&strs(&r));
+    assert!(
+        text.starts_with("Review of a game of pokemon-gen:1 (against g1, normal mode)"),
+        "{text}"
+    );
+    let review = check_json(&docs, "review", &strs(&r));
+    assert_eq!(
+        (
+            review["moves"][0]["optimal"]["total"].as_u64(),
+            review["moves"][0]["optimal"]["guesses"][0].as_str(),
+            review["moves"][0]["count"].as_u64(),
+            review["summary"]["guesses"].as_u64(),
+            review["won"].as_bool()
+        ),
+        (Some(245), Some("シンボラー"), Some(84), Some(2), Some(true))
+    );
+    check_error(
+        &docs,
+        &strs(&with(
+            &["review", "レアコイル", "ピカチュウ", "--grid", "⬛⬛⬛⬛⬛"],
+            run,
+        )),
+        "input",
+        1,
+    );
+
     // play: text, then one JSON line per turn, a bad line answered with an error line.
     let p = with(&["play"], run);
     let text = with_input(&strs(&p), "q\n");

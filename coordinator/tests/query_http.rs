@@ -431,3 +431,159 @@ async fn puzzles_answer_in_the_documented_names() {
     );
     assert_eq!(grade["goal"], json!({"win_within": {"guesses": 2}}));
 }
+
+/// `POST /review`: the three forms of a game give the same review, in the documented names,
+/// with the exact figures of the core's own tests (the run's optimum 964; レントラー 966).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reviews_answer_in_the_documented_names_in_every_input_form() {
+    let docs = common::documented();
+    let served = start_default().await;
+    let a = &served.addr;
+    let words = ["レントラー", "ピカチュウ", "ゴーリキー", "スリーパー"];
+    let (status, by_answer) = post(
+        a,
+        "/api/v1/review",
+        json!({"run": "qiita", "words": words, "answer": "すりーぱー"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{by_answer}");
+    common::check_fields(&docs, "review", &by_answer);
+    let moves = by_answer["moves"].as_array().expect("moves");
+    let column = |f: &dyn Fn(&Value) -> Value| moves.iter().map(f).collect::<Vec<_>>();
+    assert_eq!(
+        column(&|m| m["optimal"]["total"].clone()),
+        [json!(964), json!(61), json!(42), json!(3)]
+    );
+    assert_eq!(
+        column(&|m| m["played"]["total"].clone()),
+        [json!(966), json!(71), json!(44), json!(3)]
+    );
+    assert_eq!(
+        column(&|m| m["loss_total"].clone()),
+        [json!(2), json!(10), json!(2), json!(0)]
+    );
+    assert_eq!(moves[0]["loss"], json!(2.0 / 285.0));
+    assert_eq!(
+        moves[3]["optimal"]["guesses"],
+        json!(["スリーパー", "フリーザー"])
+    );
+    assert_eq!(by_answer["summary"]["same_first_guess"]["guesses"], 3);
+    assert_eq!(by_answer["summary"]["perfect"], false);
+    assert_eq!(by_answer["label"], "proven-optimal");
+
+    // The same game as a history, and as the shared grid with its title.
+    let steps: Vec<(String, String)> = moves
+        .iter()
+        .map(|m| {
+            (
+                m["guess"].as_str().unwrap_or_default().to_string(),
+                m["pattern"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = steps
+        .iter()
+        .map(|(g, p)| (g.as_str(), p.as_str()))
+        .collect();
+    let (_, by_history) = post(
+        a,
+        "/api/v1/review",
+        json!({"run": "qiita", "history": history(&pairs)}),
+    )
+    .await;
+    let grid: String = moves
+        .iter()
+        .map(|m| {
+            let row: String = m["digits"]
+                .as_str()
+                .unwrap_or_default()
+                .chars()
+                .map(|d| match d {
+                    '2' => '🟩',
+                    '1' => '🟨',
+                    _ => '⬛',
+                })
+                .collect();
+            row + "\n"
+        })
+        .collect();
+    let (_, by_grid) = post(
+        a,
+        "/api/v1/review",
+        json!({"run": "qiita", "words": words, "grid": format!("ポケモンWordle 4/10\n\n{grid}")}),
+    )
+    .await;
+    assert_eq!(by_history, by_answer);
+    assert_eq!(by_grid, by_answer);
+
+    // Errors a player causes carry a message key and its arguments.
+    let (status, error) = post(
+        a,
+        "/api/v1/review",
+        json!({"run": "qiita", "words": words, "grid": "⬛⬛⬛⬛⬛"}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    common::check_fields(&docs, "error", &error);
+    assert_eq!(error["error"]["key"], "colours_words");
+    assert_eq!(error["error"]["args"], json!(["1", "4"]));
+    let (status, error) = post(
+        a,
+        "/api/v1/next",
+        json!({"run": "qiita", "history": history(&[("アーボック", "黄黄灰灰灰"), ("オニドリル", "灰灰灰灰灰")])}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        (&error["error"]["key"], &error["error"]["args"]),
+        (
+            &json!("no_answer_fits"),
+            &json!(["2", "オニドリル", "灰灰灰灰灰"])
+        )
+    );
+}
+
+/// A puzzle lists a best move's answers and words its question by key; a wrong name or a
+/// word that is no name gives nothing away; the solution is asked for separately.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn puzzles_let_players_try_again_and_ask_for_the_solution() {
+    let docs = common::documented();
+    let served = start_default().await;
+    let a = &served.addr;
+    let (_, day) = call(a, "GET", "/api/v1/puzzles/pokemon-today/1", "").await;
+    assert_eq!(day["candidates"].as_array().map(Vec::len), Some(8));
+    assert_eq!(
+        (&day["question_key"], &day["question_args"]),
+        (&json!("question_win_within"), &json!(["8", "2"]))
+    );
+    for (answer, name) in [("ピカチュウ", true), ("あいうえお", false)] {
+        let (status, verdict) = post(
+            a,
+            "/api/v1/puzzles/pokemon-today/1/answer",
+            json!({ "answer": answer }),
+        )
+        .await;
+        assert_eq!(status, 200);
+        common::check_fields(&docs, "POST /puzzles/{batch}/{day}/answer", &verdict);
+        assert_eq!(
+            (
+                &verdict["correct"],
+                &verdict["name"],
+                &verdict["solution"],
+                &verdict["grade"]
+            ),
+            (&json!(false), &json!(name), &Value::Null, &Value::Null),
+            "{answer}"
+        );
+    }
+    let (status, solution) = call(a, "GET", "/api/v1/puzzles/pokemon-today/1/solution", "").await;
+    assert_eq!(status, 200);
+    common::check_fields(&docs, "GET /puzzles/{batch}/{day}/solution", &solution);
+    assert_eq!(solution["solution"], "ラティアス");
+    let (status, error) = call(a, "GET", "/api/v1/puzzles/pokemon-today/999", "").await;
+    assert_eq!(status, 404);
+    assert_eq!(
+        (&error["error"]["key"], &error["error"]["args"]),
+        (&json!("puzzle_day"), &json!(["pokemon-today", "90", "999"]))
+    );
+}

@@ -42,6 +42,16 @@ impl Step {
     }
 }
 
+/// Why a step after the winning one is refused: the words of
+/// [`Error::InconsistentHistory`], kept here so front ends can tell the reasons apart.
+pub const ALREADY_WON: &str = "the game was already won at the step before";
+
+/// Why a step no answer fits together with the earlier ones is refused.
+pub const NO_ANSWER_FITS: &str = "no answer fits this step together with the earlier ones";
+
+/// Why a pattern the guess can never show is refused.
+pub const NEVER_SHOWN: &str = "the game never shows this pattern for this guess";
+
 /// The answers consistent with every step, in answer order.
 ///
 /// A step no remaining answer fits is an error naming that step, and saying whether the game
@@ -58,16 +68,16 @@ pub fn filter(game: &Game, table: &FeedbackTable, steps: &[Step]) -> Result<Vec<
             why,
         };
         if index > 0 && steps[index - 1].pattern.is_win() {
-            return Err(error("the game was already won at the step before".into()));
+            return Err(error(ALREADY_WON.into()));
         }
         candidates.retain(|&a| table.get(step.guess, a) == step.pattern);
         if candidates.is_empty() {
             let possible = (0..game.answers().len() as AnswerId)
                 .any(|a| table.get(step.guess, a) == step.pattern);
             let why = if possible {
-                "no answer fits this step together with the earlier ones"
+                NO_ANSWER_FITS
             } else {
-                "the game never shows this pattern for this guess"
+                NEVER_SHOWN
             };
             return Err(error(why.into()));
         }

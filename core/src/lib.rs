@@ -21,6 +21,7 @@ pub mod pattern;
 pub mod presets;
 pub mod puzzle;
 pub mod query;
+pub mod review;
 pub mod solver;
 pub mod strategies;
 pub mod strategy;

@@ -447,29 +447,7 @@ impl<'a> Oracle<'a> {
         set: &[AnswerId],
         hard: &HardState,
     ) -> Result<(), QueryError> {
-        let refuse = |why: &str| QueryError::NotAllowed {
-            step,
-            guess: self.game.guess_text(played.guess).to_string(),
-            why: why.to_string(),
-        };
-        match self.config.mode {
-            Mode::Normal => Ok(()),
-            Mode::Hard => {
-                if hard.allows(&self.game.guesses()[played.guess as usize]) {
-                    Ok(())
-                } else {
-                    Err(refuse(
-                        "hard mode: greens must stay in place and revealed letters be reused",
-                    ))
-                }
-            }
-            Mode::Strict => match self.game.guess_as_answer(played.guess) {
-                Some(a) if set.binary_search(&a).is_ok() => Ok(()),
-                _ => Err(refuse(
-                    "strict mode: every guess must be a possible answer given the clues so far",
-                )),
-            },
-        }
+        check_rules(self.game, self.config.mode, step, played, set, hard)
     }
 
     fn solver(&self) -> Solver<'a> {
@@ -542,6 +520,45 @@ impl<'a> Oracle<'a> {
             .into_iter()
             .find_map(|b| solver.tree_with_first(&solver.root(b), first))
             .ok_or(QueryError::Infeasible { guesses_left: cap })
+    }
+}
+
+/// Why hard mode refuses a guess (the words every front end shows, and a message key's test).
+pub const HARD_MODE_RULE: &str =
+    "hard mode: greens must stay in place and revealed letters be reused";
+
+/// Why strict mode refuses a guess.
+pub const STRICT_MODE_RULE: &str =
+    "strict mode: every guess must be a possible answer given the clues so far";
+
+/// Checks that `mode` allows `played` as step `step` (1-based), given the answers `set` still
+/// possible and the hard-mode state before it: the one rule check of queries and reviews.
+pub(crate) fn check_rules(
+    game: &Game,
+    mode: Mode,
+    step: usize,
+    played: &Step,
+    set: &[AnswerId],
+    hard: &HardState,
+) -> Result<(), QueryError> {
+    let refuse = |why: &str| QueryError::NotAllowed {
+        step,
+        guess: game.guess_text(played.guess).to_string(),
+        why: why.to_string(),
+    };
+    match mode {
+        Mode::Normal => Ok(()),
+        Mode::Hard => {
+            if hard.allows(&game.guesses()[played.guess as usize]) {
+                Ok(())
+            } else {
+                Err(refuse(HARD_MODE_RULE))
+            }
+        }
+        Mode::Strict => match game.guess_as_answer(played.guess) {
+            Some(a) if set.binary_search(&a).is_ok() => Ok(()),
+            _ => Err(refuse(STRICT_MODE_RULE)),
+        },
     }
 }
 

@@ -8,6 +8,7 @@ mod doc_examples;
 mod faults;
 mod malicious;
 mod puzzle_cluster;
+mod review;
 mod rpc;
 mod serve_limits;
 mod web;

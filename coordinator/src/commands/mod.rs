@@ -18,6 +18,7 @@ pub mod puzzle;
 pub mod query;
 pub mod rank;
 pub mod ranking;
+pub mod review;
 pub mod runs;
 pub mod serve;
 pub mod shell;

@@ -56,7 +56,11 @@ fn classify(err: &anyhow::Error, interrupted: bool) -> ErrorKind {
         return ErrorKind::Interrupted;
     }
     for cause in err.chain() {
-        if cause.downcast_ref::<hakase_core::Error>().is_some() {
+        if cause.downcast_ref::<hakase_core::Error>().is_some()
+            || cause
+                .downcast_ref::<hakase_core::review::ReviewError>()
+                .is_some()
+        {
             return ErrorKind::Input;
         }
         if let Some(crate::query::run::RunError::NotFound { .. }) = cause.downcast_ref() {

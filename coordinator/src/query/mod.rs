@@ -1,13 +1,15 @@
 //! The query side: runs loaded into memory ([`run`], [`catalog`]) and the read-only gRPC
 //! service over them ([`service`]), shared by `hakase query`, `play`, `serve`, `export`,
-//! `plot`, `display` and `chart --run`.
+//! `plot`, `display`, `chart --run` and `review`.
 
 pub mod catalog;
 pub mod claim;
 pub mod custom;
 pub mod firstrun;
 pub mod live;
+pub mod message;
 pub mod ranking;
+pub mod review;
 pub mod run;
 pub mod service;
 pub mod stepchart;

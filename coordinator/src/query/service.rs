@@ -25,6 +25,8 @@ use tonic::{Request, Response, Status};
 
 use super::catalog::{CatalogError, RunCatalog};
 use super::live::LiveCatalog;
+use super::message::{self, Refusal};
+use super::review::ReviewCaches;
 use super::run::{LoadedRun, RunError};
 use super::view::NextView;
 pub use super::view::LIST_CANDIDATES_UP_TO;
@@ -53,12 +55,13 @@ impl Default for ServiceLimits {
     }
 }
 
-/// The service: the catalog plus the limits.
+/// The service: the catalog plus the limits, and the bounded caches of reviews.
 #[derive(Clone)]
 pub struct QueryService {
     catalog: Arc<LiveCatalog>,
     limits: ServiceLimits,
     solves: Arc<Semaphore>,
+    reviews: Arc<ReviewCaches>,
 }
 
 impl QueryService {
@@ -68,6 +71,7 @@ impl QueryService {
             catalog,
             solves: Arc::new(Semaphore::new(limits.concurrent_solves.max(1))),
             limits,
+            reviews: Arc::new(ReviewCaches::default()),
         }
     }
 
@@ -76,13 +80,16 @@ impl QueryService {
         &self.catalog
     }
 
-    /// The run a request names, or the status saying why there is none.
-    pub fn run(&self, name: &str) -> Result<Arc<LoadedRun>, Status> {
-        self.catalog.current().get(name).map_err(|e| match e {
-            CatalogError::Unknown { .. } => Status::not_found(e.to_string()),
-            CatalogError::Ambiguous(_) | CatalogError::Empty => {
-                Status::invalid_argument(e.to_string())
-            }
+    /// The run a request names, or the refusal saying why there is none.
+    pub fn run(&self, name: &str) -> Result<Arc<LoadedRun>, Refusal> {
+        self.catalog.current().get(name).map_err(|e| {
+            let status = match e {
+                CatalogError::Unknown { .. } => Status::not_found(e.to_string()),
+                CatalogError::Ambiguous(_) | CatalogError::Empty => {
+                    Status::invalid_argument(e.to_string())
+                }
+            };
+            Refusal::new(status, message::of_catalog(&e))
         })
     }
 
@@ -91,22 +98,27 @@ impl QueryService {
         self.limits
     }
 
+    /// The review caches (one per run and rules, bounded), shared by every request.
+    pub fn reviews(&self) -> &Arc<ReviewCaches> {
+        &self.reviews
+    }
+
     /// The run named `name` and `history` (guess, colours) read against its game: the
     /// history's length is checked before anything is parsed.
     pub fn read_history(
         &self,
         name: &str,
         history: &[(&str, &str)],
-    ) -> Result<(Arc<LoadedRun>, Vec<Step>), Status> {
+    ) -> Result<(Arc<LoadedRun>, Vec<Step>), Refusal> {
         let run = self.run(name)?;
-        let tries = run.game.tries() as usize;
-        if history.len() > tries {
-            return Err(Status::invalid_argument(format!(
-                "the history has {} steps but the game allows only {tries} guesses",
-                history.len()
-            )));
+        let tries = run.game.tries();
+        if history.len() > tries as usize {
+            return Err(query_refusal(QueryError::TooLong {
+                steps: history.len(),
+                tries,
+            }));
         }
-        let steps = parse_history(&run.game, history).map_err(query_status)?;
+        let steps = parse_history(&run.game, history).map_err(query_refusal)?;
         Ok((run, steps))
     }
 
@@ -116,27 +128,27 @@ impl QueryService {
         &self,
         name: &str,
         history: &[(&str, &str)],
-    ) -> Result<NextView, Status> {
+    ) -> Result<NextView, Refusal> {
         let (run, steps) = self.read_history(name, history)?;
         let oracle = run.oracle().map_err(run_status)?;
         if oracle.follows_tree(&steps) {
-            let next = oracle.next_guess(&steps).map_err(query_status)?;
+            let next = oracle.next_guess(&steps).map_err(query_refusal)?;
             return Ok(NextView::new(&run, &next));
         }
         let limit = self.limits.max_solve_candidates;
         self.solve(move || {
             let oracle = run.oracle().map_err(run_status)?.with_solve_limit(limit);
-            let next = oracle.next_guess(&steps).map_err(query_status)?;
+            let next = oracle.next_guess(&steps).map_err(query_refusal)?;
             Ok(NextView::new(&run, &next))
         })
         .await
     }
 
     /// Runs `work` on a blocking thread under the solve semaphore.
-    pub(crate) async fn solve<T: Send + 'static>(
+    pub(crate) async fn solve<T: Send + 'static, E: From<Status> + Send + 'static>(
         &self,
-        work: impl FnOnce() -> Result<T, Status> + Send + 'static,
-    ) -> Result<T, Status> {
+        work: impl FnOnce() -> Result<T, E> + Send + 'static,
+    ) -> Result<T, E> {
         let _permit = self
             .solves
             .acquire()
@@ -210,6 +222,12 @@ pub(crate) fn query_status(e: QueryError) -> Status {
         QueryError::TooManyToSolve { .. } => Status::resource_exhausted(e.to_string()),
         _ => Status::invalid_argument(e.to_string()),
     }
+}
+
+/// [`query_status`] with the error's message key, for the HTTP API.
+pub(crate) fn query_refusal(e: QueryError) -> Refusal {
+    let message = message::of_query(&e);
+    Refusal::new(query_status(e), message)
 }
 
 /// The status of a run that cannot answer.
@@ -322,7 +340,7 @@ impl Query for QueryService {
             return Ok(Response::new(chart_reply(&run, &chart)));
         }
         let reply = self
-            .solve(move || {
+            .solve(move || -> Result<ChartReply, Status> {
                 let oracle = run.oracle().map_err(run_status)?.with_solve_limit(limit);
                 let chart = oracle.chart(first).map_err(query_status)?;
                 Ok(chart_reply(&run, &chart))

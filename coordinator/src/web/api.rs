@@ -8,6 +8,7 @@
 //! | `POST /chart` | same, optional `"first_guess"` | the chart of the current step |
 //! | `GET /tree` | `?run=R&format=json\|text` | the run's optimal tree |
 //! | `POST /rescan` | | look for new or finished runs now |
+//! | `POST /review` | `{"run", "history"}`, or `"words"` with `"grid"` or `"answer"` | the game judged move by move (see [`super::review`]) |
 //!
 //! Answers on the stored tree are computed inline; anything needing a solve goes through the
 //! service's bounded solve pool, exactly as over gRPC.
@@ -30,7 +31,8 @@ use tokio_stream::StreamExt;
 use tonic::Status;
 
 use super::errors::ApiError;
-use crate::query::service::{query_status, run_status};
+use crate::query::message::{self, Refusal};
+use crate::query::service::{query_refusal, run_status};
 use crate::query::stepchart::{step_chart, StepChart, StepRow};
 use crate::query::view::NextView;
 use crate::query::{LoadedRun, QueryService, RunSummary, ScanReport};
@@ -164,8 +166,14 @@ async fn candidates(
 ) -> Result<Json<CandidatesJson>, ApiError> {
     let Json(request) = body?;
     let (run, steps) = service.read_history(&request.run, &pairs(&request.history))?;
-    let left = filter(&run.game, &run.table, &steps)
-        .map_err(|e| ApiError::bad_request(format!("no possible answer fits the history: {e}")))?;
+    let left = filter(&run.game, &run.table, &steps).map_err(|e| {
+        let keyed = message::of_core(&e, 0);
+        let error = ApiError::bad_request(format!("no possible answer fits the history: {e}"));
+        match keyed {
+            Some(m) => error.with_message(m),
+            None => error,
+        }
+    })?;
     Ok(Json(CandidatesJson {
         count: left.len(),
         candidates: left
@@ -196,10 +204,10 @@ async fn chart(
     let (run, steps) = service.read_history(&request.run, &pairs(&request.history))?;
     let limit = service.limits().max_solve_candidates;
     let on_tree = run.oracle().is_ok_and(|o| o.follows_tree(&steps));
-    let work = move || -> Result<StepChart, Status> {
+    let work = move || -> Result<StepChart, Refusal> {
         let oracle = run.oracle().map_err(run_status)?.with_solve_limit(limit);
-        let (next, solved) = oracle.next_guess_with_tree(&steps).map_err(query_status)?;
-        step_chart(&run, &oracle, &steps, &next, solved.as_ref()).map_err(query_status)
+        let (next, solved) = oracle.next_guess_with_tree(&steps).map_err(query_refusal)?;
+        step_chart(&run, &oracle, &steps, &next, solved.as_ref()).map_err(query_refusal)
     };
     let chart = if on_tree {
         work()?

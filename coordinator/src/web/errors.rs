@@ -1,7 +1,9 @@
 //! JSON errors of the HTTP API: `{"error": {"kind": "...", "message": "..."}}`, the shape
 //! of every error of hakase under `--json` (docs/json.md), with the HTTP status that fits,
 //! carrying the same messages as the command line and gRPC. Here `kind` is the gRPC status
-//! code's name (`invalid_argument`, `not_found`, ...), as the service gives it.
+//! code's name (`invalid_argument`, `not_found`, ...), as the service gives it. Errors a
+//! player causes also carry `key` and `args` (see [`crate::query::message`]), so the page
+//! words them in its own language.
 
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::http::{header, StatusCode};
@@ -10,12 +12,15 @@ use axum::Json;
 use serde::Serialize;
 use tonic::{Code, Status};
 
+use crate::query::message::{Message, Refusal};
+
 /// An error answered as JSON.
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
     code: &'static str,
     message: String,
+    keyed: Option<Message>,
 }
 
 #[derive(Serialize)]
@@ -27,6 +32,12 @@ struct Body<'a> {
 struct Inner<'a> {
     kind: &'a str,
     message: &'a str,
+    /// The message key a page words in its own language (absent: show `message`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<&'a str>,
+    /// Its arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    args: Option<&'a [String]>,
 }
 
 impl ApiError {
@@ -36,7 +47,14 @@ impl ApiError {
             status,
             code,
             message: message.into(),
+            keyed: None,
         }
+    }
+
+    /// The same error with a message key, so the page can word it in its language.
+    pub fn with_message(mut self, message: Message) -> ApiError {
+        self.keyed = Some(message);
+        self
     }
 
     /// A request the server cannot read.
@@ -70,6 +88,15 @@ impl From<Status> for ApiError {
     }
 }
 
+impl From<Refusal> for ApiError {
+    fn from(refusal: Refusal) -> ApiError {
+        ApiError {
+            keyed: refusal.message,
+            ..ApiError::from(refusal.status)
+        }
+    }
+}
+
 impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> ApiError {
         let status = rejection.status();
@@ -92,6 +119,8 @@ impl IntoResponse for ApiError {
             error: Inner {
                 kind: self.code,
                 message: &self.message,
+                key: self.keyed.as_ref().map(|m| m.key),
+                args: self.keyed.as_ref().map(|m| m.args.as_slice()),
             },
         };
         (self.status, Json(body)).into_response()

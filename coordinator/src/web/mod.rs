@@ -18,6 +18,7 @@ pub mod assets;
 mod connections;
 mod errors;
 pub mod puzzles;
+pub mod review;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -85,7 +86,12 @@ impl Default for WebLimits {
 pub fn router(service: QueryService, limits: WebLimits) -> Router {
     Router::new()
         .merge(assets::routes())
-        .nest("/api/v1", api::routes().merge(puzzles::routes()))
+        .nest(
+            "/api/v1",
+            api::routes()
+                .merge(puzzles::routes())
+                .merge(review::routes()),
+        )
         .fallback(errors::not_found)
         .layer(DefaultBodyLimit::max(limits.body_bytes))
         // A declared length over the limit is refused before the body is read: waiting for

@@ -52,7 +52,63 @@ const TEXT = {
     puzzleCheck: "答え合わせ",
     puzzleMeta: (p) => `${p.game} · ${p.day}/${p.count} 日目 · ${p.kind === "deduction" ? "推理" : "最善手"} · ${{ easy: "易", medium: "中", hard: "難" }[p.level]}`,
     puzzleRight: (w) => `正解！ 答えは ${w}。`,
-    puzzleWrong: (a, w) => `不正解: ${a} ではありません。答えは ${w}。`,
+    puzzleWrong: (a) => `${a} ではありません。もう一度どうぞ（「答えを見る」で答えを表示）。`,
+    puzzleNotName: (a) => `「${a}」はこのゲームの名前（単語）ではありません。もう一度どうぞ。`,
+    puzzleReveal: "答えを見る",
+    puzzleRevealed: (w) => `答えは ${w}。`,
+    puzzleCandidates: "残っている答え",
+    conflict: (m) => `この色の組み合わせは全部は正しくありえません: ${m} タイルを直し続けるか、「一手戻す」で戻ってください。`,
+    reviewTitle: "この対局を振り返る",
+    reviewHint: "上で遊んだ対局が入っています。共有された絵文字（⬛🟨🟩）と単語を貼り付けても振り返れます。",
+    reviewWords: "入力した単語（順に、空白区切り）",
+    reviewGrid: "色（共有された絵文字、単語ごとに一行）",
+    reviewAnswer: "答え（色がなければ必須）",
+    reviewRun: "振り返る",
+    reviewFill: "上の対局を入れる",
+    reviewLegend: "損失: あなたの手が最善手より平均で何手多くかかるか（その後は最善）。運: 色を見る前に見込まれた残り手数 − 色を見た後の残り手数（正なら色に助けられた）。",
+    reviewBest: "最善手",
+    reviewYours: "あなた",
+    reviewLoss: "損失",
+    reviewLuck: "運",
+    reviewOptimal: "最善",
+    reviewUnjudged: "判定なし",
+    reviewPerhaps: "ほか未確認",
+    reviewMore: (n) => `ほか ${n} 手`,
+    reviewPerfect: (n) => `完璧な対局: ${n} 手すべて最善手。`,
+    reviewSome: (k, n) => `${n} 手中 ${k} 手が最善手。`,
+    reviewTotals: (loss, luck) => `損失は合計 ${loss} 手、運は ${luck} 手。`,
+    reviewStart: (m) => `最初から最善に指すと平均 ${m} 手。`,
+    reviewSame: (w, m, g, n) => `同じ初手「${w}」から最善に指すと平均 ${m} 手` + (g ? `、この答えなら ${g} 手（あなたは ${n} 手）。` : "。"),
+    reviewGiven: (w) => `初手の最善は解の初手「${w}」を前提としたもの（初手そのものの最適性は証明されていない）。`,
+    reviewAnswers: (a, b) => `${a} → ${b} 個`,
+    errors: {
+      unknown_word: (step, w, s) => `${step !== "0" ? `${step} 手目: ` : ""}「${w}」はこのゲームで使える単語ではありません${s ? `（もしかして ${s}）` : ""}。`,
+      not_an_answer: (w) => `「${w}」は答えになりえない単語です。`,
+      bad_pattern: (step, p) => `${step !== "0" ? `${step} 手目: ` : ""}色「${p}」を読めません（灰黄緑・BYG・⬛🟨🟩・012 で文字数分）。`,
+      no_answer_fits: (step, g, p) => `${step} 手目（${g} ${p}）: これまでの手と合わせて、この色に合う答えがありません。`,
+      never_shown: (step, g, p) => `${step} 手目（${g} ${p}）: この単語でこの色の組み合わせは出ません。`,
+      already_won: (step, g, p) => `${step} 手目（${g} ${p}）: その前の手で正解しています。`,
+      too_long: (n, tries) => `${n} 手ありますが、このゲームは ${tries} 回までです。`,
+      hard_mode: (step, g) => `${step} 手目（${g}）: ハードモードでは緑の文字は同じ位置に置き、見つかった文字は使い続けます。`,
+      strict_mode: (step, g) => `${step} 手目（${g}）: 厳格モードでは、これまでの手がかりに合う答えしか入力できません。`,
+      infeasible: (k) => `残り ${k} 手では全ての答えを確実には当てられません。`,
+      too_many_to_solve: (n, l) => `最適木から外れて答えが ${n} 個残っています。その場で解くのは ${l} 個までです。`,
+      unknown_run: (name, all) => `解「${name}」はありません（あるもの: ${all}）。`,
+      several_runs: (all) => `解が複数あります。どれか選んでください: ${all}`,
+      no_runs: () => "解がまだありません。",
+      review_empty: () => "振り返る手がありません。少なくとも一手入力してください。",
+      colours_words: (rows, words) => `色が ${rows} 行、単語が ${words} 個です。単語ごとに一行ずつ必要です。`,
+      no_colours: () => "色がありません。共有された絵文字を貼り付けるか、答えを入力してください。",
+      not_the_answer: (step, g, p, a, shows) => `${step} 手目（${g}）: 色 ${p} は答え ${a} の色（${shows}）と違います。`,
+      puzzle_batch: (b, all) => `パズル集「${b}」はありません（あるもの: ${all}）。`,
+      puzzle_day: (b, n, d) => `「${b}」は 1〜${n} 日目までです（${d} 日目はありません）。`,
+      answer_empty: () => "答えを入力してください。",
+    },
+    questions: {
+      question_deduction: (rows) => `この ${rows} 行に合う答えはただ一つ。どれ？`,
+      question_win_within: (n, g) => `答えは残り ${n} 個。どの答えでも ${g} 手以内に必ず当てられる手がただ一つあります。どれ？`,
+      question_unique_optimum: (n) => `答えは残り ${n} 個。その後を完璧に指したときの合計手数が最も少ない手がただ一つあります。どれ？`,
+    },
   },
   en: {
     tagline: "The next Wordle guess, from a proven-optimal strategy.",
@@ -95,7 +151,35 @@ const TEXT = {
     puzzleCheck: "Check",
     puzzleMeta: (p) => `${p.game} · day ${p.day} of ${p.count} · ${p.kind} · ${p.level}`,
     puzzleRight: (w) => `Right! The answer is ${w}.`,
-    puzzleWrong: (a, w) => `Wrong: not ${a}. The answer is ${w}.`,
+    puzzleWrong: (a) => `Not ${a}. Try again, or show the solution.`,
+    puzzleNotName: (a) => `${a} is not a name (word) of this game. Try again.`,
+    puzzleReveal: "Show the solution",
+    puzzleRevealed: (w) => `The answer is ${w}.`,
+    puzzleCandidates: "Answers left",
+    conflict: (m) => `These colours cannot all be right: ${m} Keep fixing tiles, or Undo.`,
+    reviewTitle: "Review this game",
+    reviewHint: "The game played above is filled in. You can also paste the emoji grid the game shares (⬛🟨🟩) with the words.",
+    reviewWords: "Words you played (in order, separated by spaces)",
+    reviewGrid: "Colours (the shared emoji grid, one row per word)",
+    reviewAnswer: "Answer (needed without colours)",
+    reviewRun: "Review",
+    reviewFill: "Take the game above",
+    reviewLegend: "Loss: the guesses your choice cost on average against the best one (then optimal play). Luck: the further guesses expected before the colours minus after them (positive: the colours helped).",
+    reviewBest: "Best",
+    reviewYours: "Yours",
+    reviewLoss: "Loss",
+    reviewLuck: "Luck",
+    reviewOptimal: "optimal",
+    reviewUnjudged: "not judged",
+    reviewPerhaps: "perhaps others",
+    reviewMore: (n) => `${n} more`,
+    reviewPerfect: (n) => `A perfect game: all ${n} moves optimal.`,
+    reviewSome: (k, n) => `${k} of ${n} moves optimal.`,
+    reviewTotals: (loss, luck) => `Loss ${loss} guesses in all, luck ${luck}.`,
+    reviewStart: (m) => `Optimal play from the start: ${m} guesses on average.`,
+    reviewSame: (w, m, g, n) => `Optimal play from your first guess ${w}: ${m} on average` + (g ? `; it finds this answer in ${g} (you: ${n}).` : "."),
+    reviewGiven: (w) => `The first move is judged against the run's first guess ${w}, optimal only given it.`,
+    reviewAnswers: (a, b) => `${a} → ${b} answer${b === 1 ? "" : "s"}`,
   },
 };
 
@@ -111,6 +195,7 @@ const state = {
   cells: [], // colours of the guess being entered
   next: null,
   chart: null,
+  conflict: null, // {step, error} while the played colours fit no answer
 };
 
 function t(key, ...args) {
@@ -145,10 +230,24 @@ async function api(path, body) {
   const res = await fetch(`/api/v1/${path}`, init);
   const json = await res.json().catch(() => ({ error: { message: `HTTP ${res.status}` } }));
   if (!res.ok) {
-    throw new Error(json.error ? json.error.message : `HTTP ${res.status}`);
+    const err = new Error(json.error ? json.error.message : `HTTP ${res.status}`);
+    // The server's message is English; a key with its arguments is worded here.
+    err.key = json.error && json.error.key;
+    err.args = (json.error && json.error.args) || [];
+    throw err;
   }
   return json;
 }
+
+// An error in the page's language: the server's key worded from this page's catalogue, else
+// the server's (English) message.
+function errorText(e) {
+  const words = (TEXT[state.lang].errors || {})[e.key];
+  return words ? words(...e.args) : e.message;
+}
+
+// The keys whose first argument is the step at fault.
+const STEP_KEYS = ["unknown_word", "bad_pattern", "no_answer_fits", "never_shown", "already_won", "hard_mode", "strict_mode"];
 
 function history(extra) {
   const steps = state.steps.map((s) => ({ guess: s.guess, pattern: patternText(s.cells) }));
@@ -204,6 +303,14 @@ function tile(ch, cell) {
   b.type = "button";
   b.textContent = ch;
   paintTile(b, ch, cell);
+  // Space changes the colour (the button's click); Enter submits, as the hint says. A focused
+  // button turns Enter into a click on keydown, so it is stopped there.
+  b.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") {
+      e.preventDefault();
+      submit();
+    }
+  });
   return b;
 }
 
@@ -224,6 +331,10 @@ function renderBoard() {
   state.steps.forEach((step, i) => {
     const li = document.createElement("li");
     li.className = "tiles played";
+    if (state.conflict && state.conflict.step === i + 1) {
+      li.classList.add("conflict");
+      li.setAttribute("aria-invalid", "true");
+    }
     letters(step.guess).forEach((ch, j) => {
       const b = tile(ch, step.cells[j]);
       b.addEventListener("click", () => fixPlayed(i, j));
@@ -232,6 +343,9 @@ function renderBoard() {
     board.appendChild(li);
   });
   document.body.dataset.steps = String(state.steps.length);
+  document.body.dataset.conflict = state.conflict ? String(state.conflict.step || 0) : "";
+  $("submit").disabled = Boolean(state.conflict) || Boolean(state.next && state.next.won);
+  fillReview();
 }
 
 function renderTiles() {
@@ -271,7 +385,7 @@ function renderAdvice() {
     document.body.dataset.won = String(next.steps);
   }
   entry.classList.toggle("done", next.won);
-  $("submit").disabled = next.won;
+  $("submit").disabled = next.won || Boolean(state.conflict);
   $("next-guess").textContent = next.won ? "—" : next.guess || "—";
   $("source").textContent = next.won || !next.guess
     ? ""
@@ -340,11 +454,19 @@ async function refresh() {
     const [next, chart] = await Promise.all([api("next", body), api("chart", body)]);
     state.next = next;
     state.chart = chart;
+    state.conflict = null;
     showError("");
   } catch (e) {
-    showError(e.message);
+    // The played colours as the player set them cannot all be right: keep them, say which
+    // step is at fault, and wait for more fixes (or Undo). No advice is shown meanwhile.
+    state.conflict = { step: STEP_KEYS.includes(e.key) ? Number(e.args[0]) : 0, error: e };
+    state.next = null;
+    state.chart = null;
+    showError(t("conflict", errorText(e)));
   }
-  $("guess").value = state.next && !state.next.won ? state.next.guess || "" : "";
+  if (!state.conflict) {
+    $("guess").value = state.next && !state.next.won ? state.next.guess || "" : "";
+  }
   state.cells = [];
   renderBoard();
   renderTiles();
@@ -363,7 +485,7 @@ async function tryHistory(steps) {
   try {
     await api("next", body);
   } catch (e) {
-    showError(e.message);
+    showError(errorText(e));
     setBusy(false);
     return false;
   }
@@ -374,7 +496,7 @@ async function tryHistory(steps) {
 
 async function submit(event) {
   if (event) event.preventDefault();
-  if (!state.run || (state.next && state.next.won)) return;
+  if (!state.run || state.conflict || (state.next && state.next.won)) return;
   const word = normalizeWord($("guess").value);
   if (!word) {
     showError(t("enterWord"));
@@ -384,10 +506,14 @@ async function submit(event) {
   await tryHistory([...state.steps, { guess: word, cells }]);
 }
 
+// Fixing a played tile always takes the new colour, even when the colours no longer fit any
+// answer (one tile of several wrong ones fixed at a time passes through such states): the
+// board then says which step cannot be right, and the next fix or Undo settles it.
 async function fixPlayed(i, j) {
   const steps = state.steps.map((s) => ({ guess: s.guess, cells: [...s.cells] }));
   steps[i].cells[j] = (steps[i].cells[j] + 1) % 3;
-  await tryHistory(steps);
+  state.steps = steps;
+  await refresh();
 }
 
 // Lines of ⬛⬜🟨🟩 become steps, each on the guess suggested at that point.
@@ -408,6 +534,8 @@ async function chooseRun(name) {
   state.steps = [];
   state.next = null;
   state.chart = null;
+  state.conflict = null;
+  review.dirty = false;
   if (state.run) {
     $("run").value = state.run.name;
     const url = new URL(location.href);
@@ -440,7 +568,9 @@ async function main() {
     applyLanguage();
     renderBoard();
     renderTiles();
-    if (puzzle.current) $("puzzle-meta").textContent = t("puzzleMeta", puzzle.current);
+    if (state.conflict) showError(t("conflict", errorText(state.conflict.error)));
+    renderPuzzleTexts();
+    renderReview();
   });
   $("entry").addEventListener("submit", submit);
   $("guess").addEventListener("input", renderTiles);
@@ -456,22 +586,32 @@ async function main() {
       renderTiles();
     }
   });
+  // Undo and Restart take the shorter history as it is (it may still hold a conflict).
   $("undo").addEventListener("click", () => {
-    if (state.steps.length) tryHistory(state.steps.slice(0, -1));
+    if (state.steps.length) {
+      state.steps = state.steps.slice(0, -1);
+      refresh();
+    }
   });
-  $("restart").addEventListener("click", () => tryHistory([]));
+  $("restart").addEventListener("click", () => {
+    state.steps = [];
+    refresh();
+  });
   $("apply-paste").addEventListener("click", applyPaste);
+  setupReview();
   $("run").addEventListener("change", (e) => chooseRun(e.target.value));
   try {
     state.runs = (await api("runs")).runs;
   } catch (e) {
-    showError(e.message);
+    showError(errorText(e));
   }
   const select = $("run");
   for (const run of state.runs) {
     const option = document.createElement("option");
     option.value = run.name;
-    option.textContent = `${run.name} (${run.game})`;
+    // A run named after its game is shown once, not as "pokemon-qiita2023 (pokemon-qiita2023)".
+    option.textContent = run.name === run.game ? run.name : `${run.name} · ${run.game}`;
+    option.title = `${run.name}: ${run.game}`;
     select.appendChild(option);
   }
   await chooseRun(params.get("run"));
@@ -481,15 +621,14 @@ async function main() {
 
 const CELL_OF = { "灰": 0, "黄": 1, "緑": 2, B: 0, Y: 1, G: 2, "0": 0, "1": 1, "2": 2, "⬛": 0, "⬜": 0, "🟨": 1, "🟩": 2 };
 
-const puzzle = { batches: [], current: null };
+const puzzle = { batches: [], current: null, error: null, verdict: null };
 
 function renderPuzzle() {
   const p = puzzle.current;
   $("puzzle-verdict").hidden = true;
   $("puzzle-answer").value = "";
   if (!p) return;
-  $("puzzle-meta").textContent = t("puzzleMeta", p);
-  $("puzzle-question").textContent = p.question;
+  renderPuzzleTexts();
   const rows = $("puzzle-rows");
   rows.replaceChildren();
   for (const row of p.rows) {
@@ -505,40 +644,95 @@ function renderPuzzle() {
     });
     rows.appendChild(li);
   }
+  // A best move is asked about the answers left: they are listed (a deduction's would give
+  // its answer away, and the server does not send them).
+  const list = $("puzzle-candidates");
+  list.replaceChildren();
+  for (const word of p.candidates || []) {
+    const li = document.createElement("li");
+    li.textContent = word;
+    list.appendChild(li);
+  }
+  $("puzzle-candidates-box").hidden = !(p.candidates && p.candidates.length);
+  delete document.body.dataset.puzzleVerdict;
   document.body.dataset.puzzle = `${p.batch}/${p.day}`;
+}
+
+// The texts of the puzzle in the page's language (the question by its key).
+function renderPuzzleTexts() {
+  const p = puzzle.current;
+  if (puzzle.error) {
+    $("puzzle-meta").textContent = errorText(puzzle.error);
+    return;
+  }
+  if (!p) return;
+  $("puzzle-meta").textContent = t("puzzleMeta", p);
+  const words = (TEXT[state.lang].questions || {})[p.question_key];
+  $("puzzle-question").textContent = words ? words(...p.question_args) : p.question;
+  if (puzzle.verdict) showVerdict(...puzzle.verdict);
+}
+
+function showVerdict(kind, word) {
+  const verdict = $("puzzle-verdict");
+  const text = {
+    right: () => t("puzzleRight", word),
+    wrong: () => t("puzzleWrong", word),
+    "not-a-name": () => t("puzzleNotName", word),
+    revealed: () => t("puzzleRevealed", word),
+    error: () => errorText(word),
+  }[kind];
+  verdict.textContent = text();
+  verdict.className = `verdict ${kind === "right" ? "right" : kind === "revealed" ? "info" : "wrong"}`;
+  verdict.hidden = false;
+  puzzle.verdict = [kind, word];
+  document.body.dataset.puzzleVerdict = kind;
 }
 
 async function loadPuzzle() {
   const batch = $("puzzle-batch").value;
   const day = Number($("puzzle-day").value) || 1;
+  puzzle.verdict = null;
   try {
     puzzle.current = await api(`puzzles/${encodeURIComponent(batch)}/${day}`);
+    puzzle.error = null;
     renderPuzzle();
   } catch (e) {
-    $("puzzle-meta").textContent = e.message;
+    puzzle.error = e;
+    renderPuzzleTexts();
   }
 }
 
+// A wrong name or a word that is no name is only called so: the player tries again, or asks
+// for the solution with its own button.
 async function checkPuzzle(event) {
   event.preventDefault();
   const p = puzzle.current;
   const answer = $("puzzle-answer").value;
   if (!p || !answer.trim()) return;
-  const verdict = $("puzzle-verdict");
   try {
     const v = await api(`puzzles/${encodeURIComponent(p.batch)}/${p.day}/answer`, { answer });
-    verdict.textContent = v.correct ? t("puzzleRight", v.solution) : t("puzzleWrong", v.answer, v.solution);
-    verdict.className = `verdict ${v.correct ? "right" : "wrong"}`;
-    document.body.dataset.puzzleVerdict = v.correct ? "right" : "wrong";
+    if (v.correct) showVerdict("right", v.solution);
+    else if (!v.name) showVerdict("not-a-name", v.answer);
+    else showVerdict("wrong", v.answer);
   } catch (e) {
-    verdict.textContent = e.message;
-    verdict.className = "verdict wrong";
+    showVerdict("error", e);
   }
-  verdict.hidden = false;
+}
+
+async function revealPuzzle() {
+  const p = puzzle.current;
+  if (!p) return;
+  try {
+    const s = await api(`puzzles/${encodeURIComponent(p.batch)}/${p.day}/solution`);
+    showVerdict("revealed", s.solution);
+  } catch (e) {
+    showVerdict("error", e);
+  }
 }
 
 async function setupPuzzles() {
   $("puzzle-form").addEventListener("submit", checkPuzzle);
+  $("puzzle-reveal").addEventListener("click", revealPuzzle);
   $("puzzle-batch").addEventListener("change", loadPuzzle);
   $("puzzle-day").addEventListener("change", loadPuzzle);
   $("puzzle-next").addEventListener("click", () => {
@@ -550,7 +744,8 @@ async function setupPuzzles() {
   try {
     puzzle.batches = (await api("puzzles")).batches;
   } catch (e) {
-    $("puzzle-meta").textContent = e.message;
+    puzzle.error = e;
+    renderPuzzleTexts();
     return;
   }
   const select = $("puzzle-batch");
@@ -561,6 +756,133 @@ async function setupPuzzles() {
     select.appendChild(option);
   }
   await loadPuzzle();
+}
+
+// ---- review ----------------------------------------------------------------------------
+
+const EMOJI = ["⬛", "🟨", "🟩"];
+
+const review = { dirty: false, result: null, error: null };
+
+// The review form follows the game played above until the player edits it.
+function fillReview(force) {
+  if (review.dirty && !force) return;
+  review.dirty = false;
+  $("review-words").value = state.steps.map((s) => s.guess).join(" ");
+  $("review-grid").value = state.steps.map((s) => s.cells.map((c) => EMOJI[c]).join("")).join("\n");
+  const won = state.next && state.next.won && state.steps.length;
+  $("review-answer").value = won ? state.steps[state.steps.length - 1].guess : "";
+}
+
+async function runReview() {
+  if (!state.run) return;
+  const words = $("review-words").value.split(/[\s,、，]+/).map(normalizeWord).filter((w) => w);
+  const grid = $("review-grid").value;
+  const answer = normalizeWord($("review-answer").value);
+  const body = { run: state.run.name, words };
+  if (grid.trim()) body.grid = grid;
+  if (answer) body.answer = answer;
+  document.body.dataset.review = "busy";
+  try {
+    review.result = await api("review", body);
+    review.error = null;
+  } catch (e) {
+    review.result = null;
+    review.error = e;
+  }
+  renderReview();
+  document.body.dataset.review = review.error ? "error" : "done";
+}
+
+const fmt = (x, digits = 3) => (x == null ? "?" : x.toFixed(digits));
+const signedFmt = (x) => (x == null ? "?" : `${x >= 0 ? "+" : ""}${x.toFixed(3)}`);
+
+function renderReview() {
+  const error = $("review-error");
+  error.hidden = !review.error;
+  error.textContent = review.error ? errorText(review.error) : "";
+  const moves = $("review-moves");
+  moves.replaceChildren();
+  const r = review.result;
+  $("review-result").hidden = !r;
+  if (!r) return;
+  for (const m of r.moves) {
+    const li = document.createElement("li");
+    li.className = "review-move";
+    li.dataset.step = String(m.step);
+    const head = document.createElement("div");
+    head.className = "review-head";
+    const tiles = document.createElement("span");
+    tiles.className = "tiles played";
+    letters(m.guess).forEach((ch, i) => {
+      const cell = document.createElement("span");
+      const c = Number(m.digits[i]);
+      cell.textContent = ch;
+      cell.className = `tile ${STATES[c]}`;
+      cell.setAttribute("aria-label", `${ch}: ${cellLabel(c)}`);
+      tiles.appendChild(cell);
+    });
+    const count = document.createElement("span");
+    count.className = "muted small";
+    count.textContent = t("reviewAnswers", m.count, m.after.count);
+    head.append(tiles, count);
+    const stats = document.createElement("dl");
+    stats.className = "stats review-stats";
+    const stat = (label, value, cls) => {
+      const div = document.createElement("div");
+      const dt = document.createElement("dt");
+      dt.textContent = label;
+      const dd = document.createElement("dd");
+      dd.textContent = value;
+      if (cls) div.className = cls;
+      div.append(dt, dd);
+      stats.appendChild(div);
+    };
+    const o = m.optimal;
+    let best = t("reviewUnjudged");
+    if (o) {
+      best = `${o.guesses.slice(0, 3).join(" ")}`;
+      if (o.count > 3) best += ` (${t("reviewMore", o.count - 3)})`;
+      else if (!o.complete) best += ` (${t("reviewPerhaps")})`;
+      best += ` · ${fmt(o.mean)}`;
+    }
+    stat(t("reviewBest"), best, "best");
+    const yours = m.played.optimal ? `${t("reviewOptimal")} · ${fmt(m.played.mean)}` : fmt(m.played.mean);
+    stat(t("reviewYours"), yours, "yours");
+    stat(t("reviewLoss"), m.loss == null ? "?" : fmt(m.loss), "loss");
+    stat(t("reviewLuck"), m.luck ? signedFmt(m.luck.value) : "?", "luck");
+    li.append(head, stats);
+    moves.appendChild(li);
+  }
+  const s = r.summary;
+  const lines = [
+    s.perfect ? t("reviewPerfect", s.guesses) : t("reviewSome", s.optimal_moves, s.guesses),
+    t("reviewTotals", fmt(s.loss), signedFmt(s.luck)),
+    t("reviewStart", fmt(s.mean)),
+    t("reviewSame", s.first_guess, fmt(s.same_first_guess.mean), s.same_first_guess.guesses, s.guesses),
+  ];
+  if (r.label === "exact" && r.moves[0] && r.moves[0].optimal) {
+    lines.push(t("reviewGiven", r.moves[0].optimal.guesses[0]));
+  }
+  // The verdict first (bold), then one line per comparison.
+  const summary = $("review-summary");
+  summary.replaceChildren();
+  lines.forEach((line, i) => {
+    const span = document.createElement("span");
+    span.className = i === 0 ? "verdict-line" : "";
+    span.textContent = line;
+    summary.appendChild(span);
+  });
+}
+
+function setupReview() {
+  for (const id of ["review-words", "review-grid", "review-answer"]) {
+    $(id).addEventListener("input", () => {
+      review.dirty = true;
+    });
+  }
+  $("review-fill").addEventListener("click", () => fillReview(true));
+  $("review-run").addEventListener("click", runReview);
 }
 
 main().finally(setupPuzzles);
