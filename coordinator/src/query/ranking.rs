@@ -11,7 +11,7 @@ use hakase_core::solver::{FirstGuessValue, SolverConfig, INFEASIBLE};
 use hakase_core::Game;
 use serde::Serialize;
 
-use super::run::{read_records, rebuild_game, resolve, RunError};
+use super::run::{read_records, rebuild_game, resolve, run_name, RunError};
 use crate::cluster::ranking_file::{self, RankingFileError};
 use crate::cluster::store::RunScope;
 
@@ -124,12 +124,8 @@ impl RunRanking {
 /// Reads the ranking of `--run R` (a directory, or a name under `data`).
 pub fn load_ranking(spec: &str, data: &Path) -> Result<RunRanking, RankingError> {
     let path = resolve(spec, data)?;
-    let name = path
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| path.display().to_string());
-    let file = ranking_file::read(&path)?;
+    let name = run_name(&path);
+    // The ranking file is read only when the stored solution cannot answer.
     match read_records(&path) {
         Ok((manifest, Some(solution), _)) => {
             let game = rebuild_game(&path, &manifest.game, &manifest.fingerprint)?;
@@ -148,7 +144,7 @@ pub fn load_ranking(spec: &str, data: &Path) -> Result<RunRanking, RankingError>
         }
         Ok((manifest, None, _)) => {
             let game = rebuild_game(&path, &manifest.game, &manifest.fingerprint)?;
-            let (values, first_guesses, guesses_left) = match file {
+            let (values, first_guesses, guesses_left) = match ranking_file::read(&path)? {
                 Some(f) if f.fingerprint == manifest.fingerprint => {
                     (f.values, f.first_guesses, f.guesses_left)
                 }
@@ -167,7 +163,8 @@ pub fn load_ranking(spec: &str, data: &Path) -> Result<RunRanking, RankingError>
             })
         }
         Err(RunError::InUse(_)) => {
-            let file = file.ok_or_else(|| RankingError::NothingYet(path.clone()))?;
+            let file =
+                ranking_file::read(&path)?.ok_or_else(|| RankingError::NothingYet(path.clone()))?;
             let game = rebuild_game(&path, &file.game, &file.fingerprint)?;
             Ok(RunRanking {
                 name,

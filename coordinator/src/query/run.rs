@@ -278,13 +278,8 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
         _ => first,
     };
     let table = FeedbackTable::build(&game);
-    let name = path
-        .canonicalize()
-        .ok()
-        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_else(|| path.display().to_string());
     Ok(LoadedRun {
-        name,
+        name: run_name(path),
         path: path.to_path_buf(),
         manifest,
         game,
@@ -292,6 +287,14 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
         solution,
         first,
     })
+}
+
+/// The name a run is served and listed under: its directory's name.
+pub fn run_name(path: &Path) -> String {
+    path.canonicalize()
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| path.display().to_string())
 }
 
 /// The game of the run at `path`, from its preset or its custom lists, checked against the
