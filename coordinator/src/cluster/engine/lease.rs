@@ -41,6 +41,19 @@ pub(super) fn pick(
     )
 }
 
+/// The most jobs a worker with `slots` threads may hold of the run's `outstanding` ones
+/// (queued, leased or waiting for a re-run) while other live workers with `others` threads
+/// each are there: twice its share by threads, or one job per thread if that is more, but
+/// never more than half, so the others always find work. Alone, a worker may hold them all.
+pub(super) fn share(outstanding: usize, slots: usize, others: &[usize]) -> usize {
+    if others.is_empty() {
+        return outstanding.max(1);
+    }
+    let total = slots + others.iter().sum::<usize>();
+    let by_threads = (2 * outstanding * slots).div_ceil(total.max(1));
+    by_threads.max(slots).min(outstanding.div_ceil(2)).max(1)
+}
+
 /// How far down the queue a lease looks for a job of the worker's own letter sets.
 pub(super) const AFFINITY_WINDOW: usize = 64;
 
@@ -105,23 +118,13 @@ impl Engine {
             if state.quarantined.contains(&worker) || !Self::touch(&mut state, worker) {
                 return Some((Vec::new(), Vec::new()));
             }
-            // A worker holds at most what its registered threads can use: one lease of
-            // 4096 threads' worth must not take every job from the others.
-            let slots = state.workers.get(&worker).map_or(1, |w| w.slots);
-            let held = state
-                .jobs
-                .values()
-                .filter(
-                    |e| matches!(e.state, JobState::Leased { holder: Some(h), .. } if h == worker),
-                )
-                .count();
-            let max = max.min((slots * MAX_PER_SLOT).saturating_sub(held));
+            let live = self.live_workers(&state);
+            let max = max.min(Self::room(&state, &live, worker));
             let expiry = Instant::now() + self.params.lease;
             let expiry_ms = unix_millis() + self.params.lease.as_millis() as u64;
             // A claim waiting for its re-run goes first (one per call), so that re-runs overlap
             // the search instead of following it.
             Self::lease_rechecks(&mut state, worker, 1.min(max), expiry, &mut out);
-            let live = self.live_workers(&state);
             let State {
                 queue,
                 jobs,
@@ -192,6 +195,38 @@ impl Engine {
             }
         }
         Some((out, records))
+    }
+
+    /// How many more jobs `worker` may hold: what its registered threads can use, and its
+    /// [`share`] of the run's outstanding jobs. Threads are only claimed, so the share is what
+    /// keeps one lease of 1024 threads' worth from taking every job from the others.
+    fn room(state: &State, live: &HashSet<u64>, worker: u64) -> usize {
+        let slots = state.workers.get(&worker).map_or(1, |w| w.slots);
+        let (mut held, mut leased) = (0, 0);
+        for entry in state.jobs.values() {
+            if let JobState::Leased { holder, .. } = entry.state {
+                leased += 1;
+                held += usize::from(holder == Some(worker));
+            }
+        }
+        let others: Vec<usize> = live
+            .iter()
+            .filter(|id| **id != worker)
+            .filter_map(|id| state.workers.get(id).map(|w| w.slots))
+            .collect();
+        // Claims waiting for a re-run are work as well, and a lease takes them too.
+        let now = Instant::now();
+        held += state
+            .rechecks
+            .values()
+            .filter(|r| {
+                r.holder
+                    .is_some_and(|(h, until)| h == worker && until > now)
+            })
+            .count();
+        let outstanding = state.queue.len() + leased + state.rechecks.len();
+        let cap = (slots * MAX_PER_SLOT).min(share(outstanding, slots, &others));
+        cap.saturating_sub(held)
     }
 
     /// Hands up to `room` more claims waiting for a re-run to `worker`, never its own claims.

@@ -271,3 +271,41 @@ fn a_job_answered_below_its_cutoff_is_leased_again_without_its_first_index() {
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
+
+/// Issue 36, case 5: one lease of a worker claiming many threads took every job, and the
+/// honest worker had none. While another worker is live, a worker holds at most half the
+/// outstanding jobs, and at most twice its share by threads.
+#[test]
+fn a_worker_holds_at_most_its_share_of_the_outstanding_jobs() {
+    use super::lease::share;
+    assert_eq!(share(493, 1024, &[]), 493, "alone, everything");
+    assert_eq!(share(0, 1, &[]), 1);
+    assert_eq!(share(493, 1024, &[1]), 247, "never more than half");
+    assert_eq!(share(493, 1, &[1024]), 1);
+    assert_eq!(share(493, 4, &[1024]), 4);
+    assert_eq!(share(493, 1, &[1]), 247);
+    assert_eq!(share(493, 2, &[2, 2, 2, 2, 2, 2, 2]), 124);
+    assert_eq!(share(100, 32, &[1024]), 32, "one job per thread");
+    assert_eq!(share(1, 4, &[4]), 1);
+
+    let db = std::env::temp_dir().join(format!("hakase-share-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let engine = open(&db);
+    let greedy = engine.register(1024, None).expect("register");
+    let honest = engine.register(1, None).expect("register");
+    let outstanding = engine.lock().queue.len();
+    let taken = engine
+        .lease(greedy, 1 << 16)
+        .expect("lease")
+        .expect("running");
+    assert_eq!(taken.len(), outstanding.div_ceil(2));
+    let more = engine
+        .lease(greedy, 1 << 16)
+        .expect("lease")
+        .expect("running");
+    assert!(more.is_empty(), "{} more past its share", more.len());
+    let left = engine.lease(honest, 64).expect("lease").expect("running");
+    assert!(!left.is_empty(), "the honest worker found no job");
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
