@@ -141,9 +141,12 @@ fn damaged_settled_first_guesses_are_counted_and_recomputed() {
     let damaged: Vec<Vec<u8>> = keys(&db, "settled").into_iter().take(3).collect();
     flip_values(&db, "settled", &damaged);
 
-    let (proc, status, tree) = solve(&dir, "resumed", &db, &[]);
+    let (proc, status, tree) = solve(&dir, "resumed", &db, &["--json"]);
     let errors = proc.errors();
     assert!(status.success(), "{errors}");
+    let doc: serde_json::Value = serde_json::from_str(&proc.output()).expect("JSON output");
+    assert_eq!(doc["damage"]["settled_unreadable"], 3, "{doc}");
+    assert_eq!(doc["damage"]["results_lost"], 0, "{doc}");
     let expected = format!(
         "resumed {} settled first guesses from {}, 3 damaged (recomputed)",
         stored - 3,
@@ -157,13 +160,30 @@ fn damaged_settled_first_guesses_are_counted_and_recomputed() {
     println!("{stored} settled first guesses stored, 3 damaged: {expected}");
 
     // Reported once: the damaged values were dropped and recomputed, and the run is finished.
-    let (proc, _, tree) = solve(&dir, "again", &db, &[]);
+    let (proc, _, tree) = solve(&dir, "again", &db, &["--json"]);
     assert!(
         !proc.errors().contains("damaged"),
         "damage reported twice:\n{}",
         proc.errors()
     );
     assert_eq!(tree, reference);
+    let doc: serde_json::Value = serde_json::from_str(&proc.output()).expect("JSON output");
+    assert!(doc["damage"].is_null(), "{doc}");
+
+    // The run keeps its account: `hakase runs` shows it long after the resume said it.
+    let data = db.to_str().expect("utf-8");
+    let mut runs = Proc::start(&dir, "runs-json", &["runs", "--data", data, "--json"]);
+    assert!(runs.wait(LIMIT).success(), "{}", runs.errors());
+    let doc: serde_json::Value = serde_json::from_str(&runs.output()).expect("JSON output");
+    assert_eq!(doc["runs"][0]["damage"]["settled_unreadable"], 3, "{doc}");
+    let mut runs = Proc::start(&dir, "runs-text", &["runs", "--data", data]);
+    assert!(runs.wait(LIMIT).success(), "{}", runs.errors());
+    let line = "run: found damaged and recomputed: 3 settled first guesses";
+    assert!(
+        runs.output().lines().any(|l| l == line),
+        "expected {line:?} in:\n{}",
+        runs.output()
+    );
 }
 
 #[test]
@@ -275,8 +295,21 @@ fn damaged_results_of_a_coordinator_run_are_counted_and_recomputed() {
     flip_values(&db, "results", &stored[..2]);
 
     let (mut second, url) = start_coordinator(&dir, "coordinator2", &db, &args);
+    // `hakase status` says it too, while the run goes on.
+    let mut status = Proc::start(
+        &dir,
+        "status",
+        &["status", "--connect", &url, "--token", TOKEN, "--json"],
+    );
+    assert!(status.wait(LIMIT).success(), "{}", status.errors());
+    let doc: serde_json::Value = serde_json::from_str(&status.output()).expect("JSON output");
+    assert_eq!(doc["damage"]["results_unreadable"], 2, "{doc}");
     let mut worker = start_worker(&dir, "w1", &url, &[]);
-    finished_as(&mut second, &reference);
+    let result = finished_as(&mut second, &reference);
+    assert_eq!(
+        result["status"]["damage"]["results_unreadable"], 2,
+        "{result}"
+    );
     let errors = second.errors();
     let expected = format!(
         "resumed {} results from {}, 2 damaged (recomputed)",

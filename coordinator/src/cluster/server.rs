@@ -16,7 +16,7 @@ use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
     CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, Incumbent,
     LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, StatusReply,
-    StatusRequest, WatchIncumbentRequest,
+    StatusRequest, StoreDamage, WatchIncumbentRequest,
 };
 use hakase_proto::{AUTH_HEADER, FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};
 use tokio_stream::wrappers::WatchStream;
@@ -429,6 +429,13 @@ impl Admin for Services {
             longest_job_millis: s.counters.longest_job_millis,
             nodes: s.counters.nodes,
             eta_secs: s.eta_secs.unwrap_or(-1.0),
+            damage: s.damage.map(|d| StoreDamage {
+                settled_unreadable: d.settled_unreadable,
+                settled_lost: d.settled_lost,
+                results_unreadable: d.results_unreadable,
+                results_lost: d.results_lost,
+                solution_lost: d.solution_lost,
+            }),
         }))
     }
 }

@@ -235,7 +235,7 @@ const LEDGER_FILE: &str = "hakase-ledger";
 const LEDGER_TEMP: &str = "hakase-ledger.tmp";
 
 /// Where the account of damage found so far lives in the `meta` tree.
-const DAMAGE_KEY: &str = "damage";
+pub(crate) const DAMAGE_KEY: &str = "damage";
 
 /// What a reopened run could not read back. It is recomputed, never silently: the resumed
 /// run says how much, and the run keeps the sum over its opens (see [`Store::damage_history`]).

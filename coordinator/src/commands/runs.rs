@@ -7,6 +7,8 @@ use anyhow::Result;
 use clap::Args;
 use hakase_coordinator::query::run::{list, RunSummary, DEFAULT_DATA_DIR};
 
+use hakase_coordinator::cluster::store::Damage;
+use hakase_coordinator::output::run_report::damage_text;
 use hakase_coordinator::output::{emit, JsonArg, Label, Table, View};
 use hakase_core::solver::{Mode, Objective, SolverConfig};
 use serde::Serialize;
@@ -45,6 +47,8 @@ struct RunRow {
     total: Option<u64>,
     answers: usize,
     tries: u32,
+    /// What the run's opens found damaged and recomputed (null when nothing was).
+    damage: Option<Damage>,
     error: Option<String>,
 }
 
@@ -77,6 +81,7 @@ impl From<RunSummary> for RunRow {
             total: run.total,
             answers: run.answers,
             tries: run.tries,
+            damage: run.damage,
             error: run.error,
         }
     }
@@ -139,7 +144,13 @@ impl View for RunsJson {
                 options_text(row.options.as_ref()),
             ]);
         }
-        table.write(out)
+        table.write(out)?;
+        for row in &self.runs {
+            if let Some(damage) = &row.damage {
+                writeln!(out, "{}: {}", row.name, damage_text(damage))?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -168,6 +179,7 @@ impl Runs {
                     total: None,
                     answers: 0,
                     tries: 0,
+                    damage: None,
                     error: Some(err.to_string()),
                 }),
             })

@@ -15,7 +15,7 @@ use hakase_core::{treefile, Game, GuessId};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
-use hakase_coordinator::cluster::store::RunScope;
+use hakase_coordinator::cluster::store::{Damage, RunScope};
 use hakase_coordinator::query::claim::claim;
 use hakase_coordinator::query::firstrun::{first_run_dir, solve_first_run};
 use hakase_coordinator::query::treerun::about;
@@ -278,8 +278,9 @@ impl Solve {
             RunScope::Listed(ids) => Some(ids.len()),
             _ => None,
         };
-        let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes)
+        let mut summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes)
             .listed(listed, game, solution);
+        summary.damage = (!damage.is_empty()).then_some(damage);
         emit(out, self.output, &summary)?;
         if !self.output.json {
             report::write_chart(out, game, table, solution)?;
@@ -481,6 +482,9 @@ struct Summary {
     ranking: Vec<RankRow>,
     seconds: f64,
     nodes: u64,
+    /// What this resume found damaged in the run database and recomputed (null when
+    /// nothing was, or when the solve ran in memory).
+    damage: Option<Damage>,
 }
 
 #[derive(Debug, Serialize)]
@@ -524,6 +528,7 @@ impl Summary {
                 .collect(),
             seconds: elapsed.as_secs_f64(),
             nodes,
+            damage: None,
         }
     }
 }

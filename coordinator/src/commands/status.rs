@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use hakase_coordinator::cluster::store::Damage;
+use hakase_coordinator::output::run_report::damage_text;
 use hakase_coordinator::output::{emit, plural, JsonArg, View};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::explain::explain;
@@ -62,6 +64,8 @@ struct StatusView {
     longest_job_millis: u64,
     nodes: u64,
     ranking: Vec<RankingRow>,
+    /// What opening the run database found damaged and recomputes (null when nothing was).
+    damage: Option<Damage>,
 }
 
 /// One first guess of the ranking: its value, exact or a lower bound.
@@ -110,6 +114,13 @@ impl StatusView {
                     value: r.value,
                 })
                 .collect(),
+            damage: reply.damage.map(|d| Damage {
+                settled_unreadable: d.settled_unreadable,
+                settled_lost: d.settled_lost,
+                results_unreadable: d.results_unreadable,
+                results_lost: d.results_lost,
+                solution_lost: d.solution_lost,
+            }),
         }
     }
 }
@@ -144,6 +155,9 @@ impl View for StatusView {
             "jobs: mean {mean:.1} ms, longest {} ms, {} nodes searched; {eta}",
             self.longest_job_millis, self.nodes
         )?;
+        if let Some(damage) = &self.damage {
+            writeln!(out, "run database {}", damage_text(damage))?;
+        }
         if let (Some(guess), Some(total)) = (&self.first_guess, self.total) {
             writeln!(out, "best so far: {guess} {total}")?;
         }

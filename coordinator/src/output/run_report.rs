@@ -8,7 +8,7 @@ use hakase_core::solver::Solution;
 use hakase_core::{FeedbackTable, Game, GuessId};
 use serde_json::json;
 
-use crate::cluster::store::Reopened;
+use crate::cluster::store::{Damage, Reopened};
 
 /// Writes what a reopened run found beyond the counts its resume line states (a lost
 /// solution, or why losses could not be checked): damage is recomputed, never silently.
@@ -27,6 +27,26 @@ pub fn write_damage_notes(out: &mut dyn Write, reopened: &Reopened) -> io::Resul
         )?;
     }
     Ok(())
+}
+
+/// An account of damage in words, for the views that show it after the resume that
+/// printed it (`runs`, `status`).
+pub fn damage_text(damage: &Damage) -> String {
+    let mut parts = Vec::new();
+    if damage.settled() > 0 {
+        parts.push(super::plural(
+            damage.settled(),
+            "settled first guess",
+            "settled first guesses",
+        ));
+    }
+    if damage.results() > 0 {
+        parts.push(super::plural(damage.results(), "job result", "job results"));
+    }
+    if damage.solution_lost {
+        parts.push("the stored solution".to_string());
+    }
+    format!("found damaged and recomputed: {}", parts.join(", "))
 }
 
 /// Writes the human-readable report. `unchecked` names the first guesses whose row rests on

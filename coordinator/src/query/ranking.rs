@@ -11,7 +11,7 @@ use hakase_core::solver::{FirstGuessValue, SolverConfig, INFEASIBLE};
 use hakase_core::Game;
 use serde::Serialize;
 
-use super::run::{read_records, rebuild_game, resolve, run_name, RunError};
+use super::run::{read_records, rebuild_game, resolve, run_name, RunError, RunRecords};
 use crate::cluster::ranking_file::{self, RankingFileError};
 use crate::cluster::store::RunScope;
 
@@ -127,7 +127,11 @@ pub fn load_ranking(spec: &str, data: &Path) -> Result<RunRanking, RankingError>
     let name = run_name(&path);
     // The ranking file is read only when the stored solution cannot answer.
     match read_records(&path) {
-        Ok((manifest, Some(solution), _)) => {
+        Ok(RunRecords {
+            manifest,
+            solution: Some(solution),
+            ..
+        }) => {
             let game = rebuild_game(&path, &manifest.game, &manifest.fingerprint)?;
             let rows = ranked(&game, &solution.ranking);
             Ok(RunRanking {
@@ -142,7 +146,11 @@ pub fn load_ranking(spec: &str, data: &Path) -> Result<RunRanking, RankingError>
                 game,
             })
         }
-        Ok((manifest, None, _)) => {
+        Ok(RunRecords {
+            manifest,
+            solution: None,
+            ..
+        }) => {
             let game = rebuild_game(&path, &manifest.game, &manifest.fingerprint)?;
             let (values, first_guesses, guesses_left) = match ranking_file::read(&path)? {
                 Some(f) if f.fingerprint == manifest.fingerprint => {

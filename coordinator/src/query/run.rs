@@ -14,7 +14,7 @@ use thiserror::Error;
 use super::custom;
 use hakase_worker::sled_guard::{self, SledDamage};
 
-use crate::cluster::store::Manifest;
+use crate::cluster::store::{Damage, Manifest, DAMAGE_KEY};
 
 /// The data directory used when no `--data` is given; each run lives in `<data>/<name>/`.
 pub const DEFAULT_DATA_DIR: &str = "hakase-data";
@@ -126,6 +126,9 @@ pub struct LoadedRun {
     /// The first guess the solve was restricted to (`solve --first W`): its result is optimal
     /// only given that guess.
     pub first: Option<String>,
+    /// What its opens found damaged and recomputed, so that a listing can say so long after
+    /// the resume that printed it.
+    pub damage: Damage,
 }
 
 impl LoadedRun {
@@ -185,6 +188,7 @@ impl LoadedRun {
             total: best.map(|b| u64::from(b.outcome.value())),
             answers: self.game.answers().len(),
             tries: self.game.tries(),
+            damage: (!self.damage.is_empty()).then_some(self.damage),
             error: None,
         }
     }
@@ -222,6 +226,8 @@ pub struct RunSummary {
     pub answers: usize,
     /// Tries of the game.
     pub tries: u32,
+    /// What its opens found damaged and recomputed; `None` when nothing was.
+    pub damage: Option<Damage>,
     /// Why the run could not be read, when it could not.
     pub error: Option<String>,
 }
@@ -266,7 +272,12 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
     if !is_run_dir(path) {
         return Err(RunError::NotARun(path.to_path_buf()));
     }
-    let (manifest, solution, first) = read_records(path)?;
+    let RunRecords {
+        manifest,
+        solution,
+        first,
+        damage,
+    } = read_records(path)?;
     let game = rebuild_game(path, &manifest.game, &manifest.fingerprint)?;
     // A ranking of chosen first guesses is optimal only given its best one, as a --first run
     // is given its own.
@@ -286,6 +297,7 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
         table,
         solution,
         first,
+        damage,
     })
 }
 
@@ -323,9 +335,7 @@ pub fn rebuild_game(path: &Path, name: &str, fingerprint: &str) -> Result<Game, 
 /// The records are the JSON the run store writes (`meta/manifest`, `meta/solution`). sled
 /// panics on some damaged files: the open and the reads run isolated, so damage becomes
 /// [`RunError::Damaged`] and never takes the process down.
-pub(crate) fn read_records(
-    path: &Path,
-) -> Result<(Manifest, Option<Solution>, Option<String>), RunError> {
+pub(crate) fn read_records(path: &Path) -> Result<RunRecords, RunError> {
     let damaged = |why: String| RunError::Damaged {
         path: path.to_path_buf(),
         why,
@@ -348,10 +358,15 @@ pub(crate) fn read_records(
     // a moment before concluding that a writer holds the run.
     let config = sled::Config::new().path(path).flush_every_ms(None);
     let db = sled_guard::open_config(&config).map_err(open_err)?;
-    let (manifest, solution, first) = sled_guard::isolate(|| {
+    let (manifest, solution, first, damage) = sled_guard::isolate(|| {
         let meta = db.open_tree("meta")?;
         let first = super::firstrun::read_first(&db)?;
-        Ok::<_, sled::Error>((meta.get("manifest")?, meta.get("solution")?, first))
+        Ok::<_, sled::Error>((
+            meta.get("manifest")?,
+            meta.get("solution")?,
+            first,
+            meta.get(DAMAGE_KEY)?,
+        ))
     })
     .map_err(open_err)?;
     drop(db);
@@ -372,7 +387,24 @@ pub(crate) fn read_records(
         ),
         None => None,
     };
-    Ok((manifest, solution, first))
+    Ok(RunRecords {
+        manifest,
+        solution,
+        first,
+        // An unreadable account of damage is itself no reason to refuse the run.
+        damage: damage
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default(),
+    })
+}
+
+/// What [`read_records`] reads of a run.
+pub(crate) struct RunRecords {
+    pub manifest: Manifest,
+    pub solution: Option<Solution>,
+    pub first: Option<String>,
+    /// The damage its opens found (and recomputed), summed over them.
+    pub damage: Damage,
 }
 
 /// Every run directory under `data`: `data` itself when it is a run, and each subdirectory

@@ -141,6 +141,7 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         }),
         first,
         game,
+        damage: Default::default(),
     })
 }
 

@@ -3,6 +3,7 @@
 use super::{Engine, JobState};
 use crate::cluster::audit::AuditSummary;
 use crate::cluster::plan::PlanProgress;
+use crate::cluster::store::Damage;
 
 /// Counters shown by `hakase status` and the progress bar.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -62,6 +63,8 @@ pub struct Snapshot {
     pub eta_secs: Option<f64>,
     /// How the results were checked so far.
     pub audit: AuditSummary,
+    /// What opening the run database found damaged, to be recomputed (`None` when nothing).
+    pub damage: Option<Damage>,
 }
 
 /// Seconds left if first guesses keep being settled at this session's rate.
@@ -125,6 +128,7 @@ impl Engine {
                 self.started.elapsed().as_secs_f64(),
             ),
             audit: state.audit.clone(),
+            damage: Some(self.store.reopened().damage).filter(|d| !d.is_empty()),
         }
     }
 }
