@@ -272,6 +272,25 @@ fn run(
         engine.poke();
         solution
     });
+    let (best, optimum) = check_result(&engine, &solution, liar, truth, seed, fraction);
+    tally.unchecked_rows = engine.snapshot().audit.unchecked_guesses.len();
+    tally.exact = best == optimum;
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+    tally
+}
+
+/// Checks a finished run's result against `truth`: no honest worker quarantined, every
+/// row not named unchecked true (a bound at most the truth), and a wrong best total only
+/// with unchecked rows; returns the best total and the optimum.
+fn check_result(
+    engine: &Engine,
+    solution: &hakase_core::solver::Solution,
+    liar: u64,
+    truth: &(u32, HashMap<GuessId, u32>),
+    seed: u64,
+    fraction: f64,
+) -> (u32, u32) {
     let status = engine.snapshot();
     assert!(
         status.audit.quarantined.iter().all(|&w| w == liar),
@@ -307,11 +326,146 @@ fn run(
             ),
         }
     }
-    tally.unchecked_rows = unchecked.len();
-    tally.exact = best == *optimum;
+    (best, *optimum)
+}
+
+/// The two lies of issue 36, case 2, told once, on the best first guess.
+#[derive(Debug, Clone, Copy)]
+enum BestLie {
+    /// "It totals at least 1000 more": ranked last, never the runner-up's.
+    FarBound,
+    /// A valid tree that totals more than the optimum: it proves only the upper side.
+    WorseTree,
+}
+
+/// Issue 36, case 2: a liar takes the first jobs and lies once, on the best first guess,
+/// at the default audit. The result must be the true optimum: a bound far above the
+/// cutoff ranked last and was never re-run, and a valid tree proves only the upper side.
+#[test]
+fn one_lie_on_the_best_first_guess_never_makes_a_wrong_result_proven() {
+    let truth = truth();
+    for (seed, lie) in [(101, BestLie::FarBound), (102, BestLie::WorseTree)] {
+        let (lied, best, unchecked) = lie_on_the_best(seed, lie, &truth);
+        assert!(lied, "the liar never held the best first guess ({lie:?})");
+        assert_eq!(best, truth.0, "one lie changed the result ({lie:?})");
+        eprintln!(
+            "{lie:?}: best total {best} (truth {}), unchecked rows {unchecked}",
+            truth.0
+        );
+    }
+}
+
+/// One run of [`one_lie_on_the_best_first_guess_never_makes_a_wrong_result_proven`]: the
+/// liar leases and reports jobs until it has lied on the job of the best first guess (the
+/// one whose true answer is exact at the optimum), then one honest worker does the rest.
+/// Returns whether it lied, the best total and the unchecked rows.
+fn lie_on_the_best(
+    seed: u64,
+    lie: BestLie,
+    truth: &(u32, HashMap<GuessId, u32>),
+) -> (bool, u32, usize) {
+    let db = std::env::temp_dir().join(format!("hakase-best-lie-{seed}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let fraction = AuditPolicy::DEFAULT_FRACTION;
+    // The silent liar counts as live: a re-run of an honest claim waits one lease period
+    // for another worker before the coordinator takes it.
+    let params = EngineParams {
+        lease: Duration::from_secs(1),
+        audit: Some(AuditPolicy::with_fraction(fraction)),
+        ..EngineParams::default()
+    };
+    let config = SolverConfig::default();
+    let engine = Engine::new(
+        load_preset(GAME).expect("preset"),
+        config.clone(),
+        &db,
+        params,
+    )
+    .expect("engine");
+    let bench = Workbench::new(engine.game.clone(), config, None, 1_000_000);
+    let worst_config = SolverConfig {
+        objective: Objective::Worst,
+        ..SolverConfig::default()
+    };
+    let worst = Workbench::new(engine.game.clone(), worst_config, None, 1_000_000);
+    let greedy_config = SolverConfig {
+        top_k: Some(1),
+        ..SolverConfig::default()
+    };
+    let greedy = Workbench::new(engine.game.clone(), greedy_config, None, 1_000_000);
+    let liar = engine.register(2, None).expect("register");
+    let honest = engine.register(2, None).expect("register");
+    let stop = AtomicBool::new(false);
+    // Whether the liar lied, and whether it is done (then the honest worker takes over).
+    let (mut lied, mut done, mut idle) = (false, false, 0);
+    let started = std::time::Instant::now();
+    let solution = std::thread::scope(|scope| {
+        scope.spawn(|| engine.drive(&stop));
+        let mut steps = 0u64;
+        let solution = loop {
+            if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
+                break solution;
+            }
+            steps += 1;
+            assert!(steps < 1_000_000, "the run never finished ({lie:?})");
+            let worker = if done { honest } else { liar };
+            let leased = match engine.lease(worker, 4) {
+                Ok(Some(jobs)) => jobs,
+                Ok(None) => continue,
+                Err(_) if worker == liar => {
+                    done = true;
+                    continue;
+                }
+                Err(err) => panic!("an honest lease was refused: {err}"),
+            };
+            if leased.is_empty() {
+                if worker == liar {
+                    // Nothing left for the liar to take (the plan may refill the queue).
+                    idle += 1;
+                    done |= idle > 2000;
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            for job in leased {
+                let answer = solve_job(bench.solver(), &job.spec, job.beta);
+                let best_job = job.first.is_some()
+                    && answer.outcome.is_exact()
+                    && answer.outcome.value() == truth.0;
+                let sent = match (worker == liar && best_job, lie) {
+                    (false, _) => answer,
+                    (true, BestLie::FarBound) => JobAnswer {
+                        outcome: Outcome::AtLeast(answer.outcome.value() + 1000),
+                        tree: None,
+                        ..answer
+                    },
+                    // The least-worst-case tree, or the greedy one, if either totals more.
+                    (true, BestLie::WorseTree) => [&worst, &greedy]
+                        .into_iter()
+                        .filter_map(|bench| suboptimal(bench, &job.spec))
+                        .find(|worse| worse.outcome.value() > truth.0)
+                        .unwrap_or(answer),
+                };
+                if best_job && sent.outcome.value() != truth.0 {
+                    lied = true;
+                    done = true;
+                }
+                match engine.complete(worker, job.id, sent, false) {
+                    Ok(_) | Err(ClusterError::NotHeld(_)) => {}
+                    Err(_) if worker == liar => {}
+                    Err(err) => panic!("an honest report was refused: {err}"),
+                }
+            }
+        };
+        stop.store(true, Ordering::Relaxed);
+        engine.poke();
+        solution
+    });
+    eprintln!("{lie:?}: the run took {:?}", started.elapsed());
+    let (best, _) = check_result(&engine, &solution, liar, truth, seed, fraction);
+    let unchecked = engine.snapshot().audit.unchecked_guesses.len();
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
-    tally
+    (lied, best, unchecked)
 }
 
 #[test]

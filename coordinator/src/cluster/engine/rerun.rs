@@ -172,7 +172,12 @@ impl Engine {
                 .map(|(claim, _)| claim.first)
                 .find(|&i| Some(i) != best);
             for (claim, outcome) in needed {
-                let decisive = Some(claim.first) == runner_up || Some(claim.first) == best;
+                // A row that states more than its first guess had to reach is no honest
+                // answer to the search's question: a false one ("≥ 1245" on the true best)
+                // ranks last, so it is never the runner-up's, yet it alone may hide the best.
+                let states_more = outcome.value() > claim.cutoff;
+                let decisive =
+                    states_more || Some(claim.first) == runner_up || Some(claim.first) == best;
                 // A confirmation counts only at the value the row prints.
                 let at = stated(claim.cutoff, outcome);
                 if state.confirmed.get(&claim.id).is_some_and(|&b| b >= at) {

@@ -309,3 +309,61 @@ fn a_worker_holds_at_most_its_share_of_the_outstanding_jobs() {
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
+
+/// Issue 36, case 6: a result ready at 0.2 s was held back until 189.7 s, because the
+/// coordinator re-ran a claim itself only when no other worker was live, and heartbeats
+/// from made-up ids counted as live. They count for nothing now, and a re-run that no other
+/// worker takes within a lease period goes to the coordinator, however many say they live.
+#[test]
+fn a_re_run_nobody_takes_within_a_lease_period_goes_to_the_coordinator() {
+    let db = std::env::temp_dir().join(format!("hakase-held-back-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let params = EngineParams {
+        lease: Duration::from_millis(400),
+        audit: every_claim(),
+        ..EngineParams::default()
+    };
+    let game = load_preset("pokemon-gen:1").expect("preset");
+    let engine = Engine::new(game, SolverConfig::default(), &db, params).expect("engine");
+    engine.replan(&mut engine.lock());
+    let claimant = engine.register(1, None).expect("register");
+    let idle = engine.register(1, None).expect("register");
+    let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+    // Claims until one waits for its re-run (every claim is in the sample at fraction 1;
+    // the incumbent's waits for the final audit).
+    let mut waiting = None;
+    for _ in 0..64 {
+        let jobs = engine.lease(claimant, 1).expect("lease").expect("running");
+        let Some(job) = jobs.first() else { break };
+        let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+        engine
+            .complete(claimant, job.id, answer, false)
+            .expect("taken");
+        engine.replan(&mut engine.lock());
+        if engine.lock().rechecks.contains_key(&job.id) {
+            waiting = Some(job.id);
+            break;
+        }
+    }
+    let waiting = waiting.expect("a claim waiting for its re-run");
+    // Another worker is live: the re-run waits for it, for now.
+    assert_eq!(engine.recheck_for_coordinator(&mut engine.lock()), None);
+    // A made-up id is no worker, whatever it sends.
+    engine.heartbeat(987_654_321, &[]).expect("ignored");
+    assert_eq!(
+        engine.live_workers(&engine.lock()),
+        HashSet::from([claimant, idle])
+    );
+    std::thread::sleep(Duration::from_millis(450));
+    engine.heartbeat(idle, &[]).expect("a heartbeat");
+    let (taken, _, _) = engine
+        .recheck_for_coordinator(&mut engine.lock())
+        .expect("the coordinator takes a re-run that waited a lease period");
+    let state = engine.lock();
+    let held = state.rechecks[&taken].holder.map(|(w, _)| w);
+    assert_eq!(held, Some(COORDINATOR));
+    assert!(state.rechecks.contains_key(&waiting));
+    drop(state);
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
