@@ -172,12 +172,7 @@ impl Engine {
                 .map(|(claim, _)| claim.first)
                 .find(|&i| Some(i) != best);
             for (claim, outcome) in needed {
-                // A row that states more than its first guess had to reach is no honest
-                // answer to the search's question: a false one ("≥ 1245" on the true best)
-                // ranks last, so it is never the runner-up's, yet it alone may hide the best.
-                let states_more = outcome.value() > claim.cutoff;
-                let decisive =
-                    states_more || Some(claim.first) == runner_up || Some(claim.first) == best;
+                let decisive = Some(claim.first) == runner_up || Some(claim.first) == best;
                 // A confirmation counts only at the value the row prints.
                 let at = stated(claim.cutoff, outcome);
                 if state.confirmed.get(&claim.id).is_some_and(|&b| b >= at) {
@@ -207,6 +202,24 @@ impl Engine {
                     state.audit.unchecked += 1;
                     if let Some(guess) = state.planner.guess_at(claim.first) {
                         state.audit.unchecked_guesses.push(guess);
+                    }
+                    // A claim stating more than its first guess had to reach ranks last, so
+                    // it is never the runner-up's, yet a false one ("≥ 1245" on the true
+                    // best) alone may hide the best. Re-run at the cutoff, which is cheap and
+                    // decides the result; the row's own value stays unchecked.
+                    if outcome.value() > claim.cutoff {
+                        state.rechecks.insert(
+                            claim.id,
+                            Recheck {
+                                spec: claim.spec,
+                                beta: claim.cutoff,
+                                claimed: outcome,
+                                claimant: state.claims.get(&claim.id).copied(),
+                                reason: Reason::Decisive,
+                                holder: None,
+                                queued: Instant::now(),
+                            },
+                        );
                     }
                     continue;
                 };
