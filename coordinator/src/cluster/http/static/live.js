@@ -100,7 +100,8 @@ function render(run) {
     run.finished ? "finished" : failed ? run.state : "running");
   $("game").textContent = `${run.game} · ${run.answers} answers`;
   const share = run.first_total ? run.first_settled / run.first_total : 0;
-  $("settled").textContent = `${run.first_settled} / ${run.first_total} (${Math.floor(share * 100)} %)`;
+  $("settled").textContent = `${run.first_settled} / ${run.first_total}`;
+  $("percent").textContent = `${Math.floor(share * 100)} %`;
   $("eta").textContent = run.finished ? "done" : duration(run.eta_secs);
   $("elapsed").textContent = duration(run.elapsed_secs);
   $("best").textContent = run.best ? `${run.best.guess} ${run.best.total}` : "–";
@@ -118,6 +119,7 @@ function render(run) {
     ],
   })));
 
+  $("ranking-title").textContent = run.finished ? "Ranking" : "Ranking so far";
   $("workers-live").textContent = `· ${run.workers_live} live`;
   fillRows(document.querySelector("#workers tbody"), run.workers.map((w) => ({
     cls: w.quarantined ? "quarantined" : w.live ? "" : "gone",
@@ -132,7 +134,7 @@ function render(run) {
   $("result").hidden = !run.finished;
   if (run.finished && run.best) {
     $("result-guess").textContent = run.best.guess;
-    $("result-total").textContent = `total ${run.best.total}, mean ${run.best.mean.toFixed(4)} guesses (proven optimal)`;
+    $("result-total").textContent = `total ${run.best.total}, mean ${run.best.mean.toFixed(4)} guesses: the proven optimal first guess`;
     $("result-audit").textContent = run.audit;
   }
   $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
@@ -179,4 +181,12 @@ $("login-form").addEventListener("submit", (event) => {
   poll();
 });
 window.addEventListener("resize", () => { if (last) drawPlot(last); });
+// A token pasted into the address of an open page (#token=…) is taken at once.
+window.addEventListener("hashchange", () => {
+  const given = takeToken();
+  if (given && given !== token) {
+    token = given;
+    poll();
+  }
+});
 poll();
