@@ -137,8 +137,7 @@ fn metrics_follow_a_run_to_the_proven_optimum() {
     let mid = wait_for(LIMIT, "a scrape mid-run", || {
         let text = scrape(&base);
         let settled = metric(&text, "hakase_coordinator_first_guesses_settled")?;
-        (settled > 0.0 && metric(&text, "hakase_coordinator_finished") == Some(0.0))
-            .then_some(text)
+        (settled > 0.0 && metric(&text, "hakase_coordinator_finished") == Some(0.0)).then_some(text)
     });
     std::fs::write(dir.join("mid.txt"), &mid).expect("keeping the scrape");
     let total = metric(&mid, "hakase_coordinator_first_guesses_total").expect("a total");
@@ -146,13 +145,17 @@ fn metrics_follow_a_run_to_the_proven_optimum() {
     assert_eq!(metric(&mid, "hakase_coordinator_workers_live"), Some(2.0));
 
     // The worker's own metrics, mid-run: every solved job slept 20 ms of busy time.
-    let worker_base = wait_for(Duration::from_secs(60), "the worker's metrics address", || {
-        workers[0]
-            .errors()
-            .lines()
-            .find_map(|l| l.strip_prefix("hakase worker metrics on "))
-            .map(|a| a.trim().to_string())
-    });
+    let worker_base = wait_for(
+        Duration::from_secs(60),
+        "the worker's metrics address",
+        || {
+            workers[0]
+                .errors()
+                .lines()
+                .find_map(|l| l.strip_prefix("hakase worker metrics on "))
+                .map(|a| a.trim().to_string())
+        },
+    );
     assert_eq!(get(&worker_base, None).0, 401);
     let worker_mid = wait_for(LIMIT, "the worker to solve a job", || {
         let (status, text) = get(&worker_base, Some(TOKEN));
@@ -176,8 +179,14 @@ fn metrics_follow_a_run_to_the_proven_optimum() {
     assert_eq!(m("hakase_coordinator_first_guesses_total"), total);
     assert_eq!(m("hakase_coordinator_first_guesses_settled"), total);
     assert_eq!(Some(total), n(&status["first_total"]));
-    assert_eq!(Some(m("hakase_coordinator_jobs_done")), n(&status["jobs_done"]));
-    assert_eq!(Some(m("hakase_coordinator_jobs_total")), n(&status["jobs_total"]));
+    assert_eq!(
+        Some(m("hakase_coordinator_jobs_done")),
+        n(&status["jobs_done"])
+    );
+    assert_eq!(
+        Some(m("hakase_coordinator_jobs_total")),
+        n(&status["jobs_total"])
+    );
     assert_eq!(m("hakase_coordinator_jobs_queued"), 0.0);
     assert_eq!(m("hakase_coordinator_jobs_leased"), 0.0);
     let counters = &status["counters"];
@@ -191,7 +200,10 @@ fn metrics_follow_a_run_to_the_proven_optimum() {
     );
     let audit = &status["audit"];
     for (name, key) in [
-        ("hakase_coordinator_audit_exact_verified_total", "exact_verified"),
+        (
+            "hakase_coordinator_audit_exact_verified_total",
+            "exact_verified",
+        ),
         (
             "hakase_coordinator_audit_reruns_total{reason=\"decisive\"}",
             "rerun_decisive",
@@ -222,7 +234,10 @@ fn metrics_follow_a_run_to_the_proven_optimum() {
     assert_eq!(run["ranking"][0]["guess"], result["first_guess"]);
     assert_eq!(run["workers"].as_array().map(Vec::len), Some(2));
     let last = run["history"].as_array().and_then(|h| h.last()).cloned();
-    assert_eq!(last.as_ref().map(|s| &s["settled"]), Some(&run["first_total"]));
+    assert_eq!(
+        last.as_ref().map(|s| &s["settled"]),
+        Some(&run["first_total"])
+    );
 
     // The worker's final summary covers what its metrics showed mid-run.
     for w in &mut workers {
@@ -248,7 +263,12 @@ async fn shown(client: &fantoccini::Client, id: &str) -> (String, String) {
 
 async fn shoot(client: &fantoccini::Client, dir: &Option<PathBuf>, name: &str) {
     let Some(dir) = dir else { return };
-    for (width, height) in [(390, 844), (1280, 900)] {
+    // A phone's screen, the whole page at phone width, a desktop's screen.
+    for (width, height, label) in [
+        (390, 844, "390"),
+        (390, 2000, "390-full"),
+        (1280, 900, "1280"),
+    ] {
         client
             .set_window_size(width, height)
             .await
@@ -256,7 +276,7 @@ async fn shoot(client: &fantoccini::Client, dir: &Option<PathBuf>, name: &str) {
         // The plot is drawn for the new width on the resize event.
         tokio::time::sleep(Duration::from_millis(300)).await;
         let png = client.screenshot().await.expect("a screenshot");
-        std::fs::write(dir.join(format!("{name}-{width}.png")), png).expect("writing");
+        std::fs::write(dir.join(format!("{name}-{label}.png")), png).expect("writing");
     }
 }
 

@@ -197,6 +197,9 @@ impl Coordinator {
         init_logging(self.log_format);
         let tokens = Arc::new(RwLock::new(self.auth.tokens()?));
         self.auth.check_transport(self.listen)?;
+        if let Some(addr) = self.http {
+            http::check_addr("--http", addr, self.auth.insecure, "--insecure")?;
+        }
         if let Some(path) = &self.tree_out {
             super::guard::check_output_path(path, "--tree-out")?;
         }
@@ -236,7 +239,6 @@ impl Coordinator {
         eprintln!("hakase coordinator listening on {local}");
         let http_listener = match self.http {
             Some(addr) => {
-                http::check_addr("--http", addr, self.auth.insecure, "--insecure")?;
                 let listener = runtime.block_on(http::bind("--http", addr))?;
                 let at = listener.local_addr().context("the --http address")?;
                 eprintln!("hakase coordinator page on http://{at}/");

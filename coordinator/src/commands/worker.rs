@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use hakase_coordinator::cluster::http;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
 use hakase_coordinator::output::{emit, plural, JsonArg, View};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
-use hakase_coordinator::cluster::http;
 use hakase_proto::token::TokenSet;
 use hakase_worker::{WorkerMetrics, WorkerOptions};
 use serde::Serialize;
@@ -150,7 +150,12 @@ impl Worker {
             (None, f) => f.clone(),
         };
         if let Some(addr) = self.metrics {
-            http::check_addr("--metrics", addr, self.insecure_metrics, "--insecure-metrics")?;
+            http::check_addr(
+                "--metrics",
+                addr,
+                self.insecure_metrics,
+                "--insecure-metrics",
+            )?;
         }
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
         let name = format!("{host}/{}", std::process::id());

@@ -36,7 +36,9 @@ pub struct Live {
 
 impl std::fmt::Debug for Live {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Live").field("history", &self.history).finish()
+        f.debug_struct("Live")
+            .field("history", &self.history)
+            .finish()
     }
 }
 

@@ -55,30 +55,115 @@ impl fmt::Debug for CoordinatorCollector {
 /// registry adds).
 fn encode_run(enc: &mut DescriptorEncoder, snap: &Snapshot, detail: &Detail) -> fmt::Result {
     let c = &snap.counters;
-    gauge(enc, "jobs_total", "Jobs made so far by the plan.", snap.jobs_total)?;
-    gauge(enc, "jobs_queued", "Jobs waiting for a worker.", snap.jobs_queued)?;
-    gauge(enc, "jobs_leased", "Jobs being solved by a worker.", snap.jobs_leased)?;
+    gauge(
+        enc,
+        "jobs_total",
+        "Jobs made so far by the plan.",
+        snap.jobs_total,
+    )?;
+    gauge(
+        enc,
+        "jobs_queued",
+        "Jobs waiting for a worker.",
+        snap.jobs_queued,
+    )?;
+    gauge(
+        enc,
+        "jobs_leased",
+        "Jobs being solved by a worker.",
+        snap.jobs_leased,
+    )?;
     gauge(enc, "jobs_done", "Jobs with a result.", snap.jobs_done)?;
-    counter(enc, "results", "Results taken from workers (rate() of it: results per second).", c.completions)?;
-    counter(enc, "duplicate_results", "Results for jobs that already had one at least as strong.", c.duplicate_completions)?;
+    counter(
+        enc,
+        "results",
+        "Results taken from workers (rate() of it: results per second).",
+        c.completions,
+    )?;
+    counter(
+        enc,
+        "duplicate_results",
+        "Results for jobs that already had one at least as strong.",
+        c.duplicate_completions,
+    )?;
     counter(enc, "leases", "Jobs handed out to workers.", c.leases)?;
-    counter(enc, "lease_expiries", "Leases that ran out and were handed out again.", c.lease_expiries)?;
-    counter(enc, "rejected_results", "Results rejected as inconsistent.", c.rejected)?;
-    counter(enc, "search_nodes", "Search nodes the workers reported.", c.nodes)?;
-    seconds_counter(enc, "job_seconds", "Seconds workers reported spending on jobs.", c.job_millis as f64 / 1000.0)?;
-    gauge(enc, "first_guesses_total", "First guesses at the current guess budget.", snap.first_total)?;
-    gauge(enc, "first_guesses_settled", "First guesses settled (exact or cut off by the best).", snap.first_settled)?;
-    gauge(enc, "workers_live", "Workers seen within three lease periods.", snap.workers)?;
+    counter(
+        enc,
+        "lease_expiries",
+        "Leases that ran out and were handed out again.",
+        c.lease_expiries,
+    )?;
+    counter(
+        enc,
+        "rejected_results",
+        "Results rejected as inconsistent.",
+        c.rejected,
+    )?;
+    counter(
+        enc,
+        "search_nodes",
+        "Search nodes the workers reported.",
+        c.nodes,
+    )?;
+    seconds_counter(
+        enc,
+        "job_seconds",
+        "Seconds workers reported spending on jobs.",
+        c.job_millis as f64 / 1000.0,
+    )?;
+    gauge(
+        enc,
+        "first_guesses_total",
+        "First guesses at the current guess budget.",
+        snap.first_total,
+    )?;
+    gauge(
+        enc,
+        "first_guesses_settled",
+        "First guesses settled (exact or cut off by the best).",
+        snap.first_settled,
+    )?;
+    gauge(
+        enc,
+        "workers_live",
+        "Workers seen within three lease periods.",
+        snap.workers,
+    )?;
     if let Some((_, total)) = &snap.best {
-        gauge(enc, "best_total", "The best total found so far (the proven optimum once finished).", i64::from(*total))?;
+        gauge(
+            enc,
+            "best_total",
+            "The best total found so far (the proven optimum once finished).",
+            i64::from(*total),
+        )?;
     }
     if let Some(eta) = snap.eta_secs {
-        gauge(enc, "eta_seconds", "Seconds left at this session's rate of settling first guesses.", eta)?;
+        gauge(
+            enc,
+            "eta_seconds",
+            "Seconds left at this session's rate of settling first guesses.",
+            eta,
+        )?;
     }
-    gauge(enc, "elapsed_seconds", "Seconds since this coordinator started.", snap.elapsed_secs)?;
-    gauge(enc, "finished", "1 once the result is proven.", i64::from(snap.state == "finished"))?;
+    gauge(
+        enc,
+        "elapsed_seconds",
+        "Seconds since this coordinator started.",
+        snap.elapsed_secs,
+    )?;
+    gauge(
+        enc,
+        "finished",
+        "1 once the result is proven.",
+        i64::from(snap.state == "finished"),
+    )?;
     let a = &snap.audit;
-    counter(enc, "audit_exact_verified", "Exact claims whose tree was checked on arrival.", a.exact_verified)?;
+    counter(
+        enc,
+        "audit_exact_verified",
+        "Exact claims whose tree was checked on arrival.",
+        a.exact_verified,
+    )?;
     let reruns = [
         ("decisive", a.rerun_decisive),
         ("policy", a.rerun_policy),
@@ -94,11 +179,36 @@ fn encode_run(enc: &mut DescriptorEncoder, snap: &Snapshot, detail: &Detail) -> 
         let labels = [("reason", reason)];
         ConstCounter::new(value).encode(family.encode_family(&labels)?)?;
     }
-    counter(enc, "audit_reruns_on_coordinator", "Re-runs the coordinator solved itself.", a.rerun_on_coordinator)?;
-    gauge(enc, "audit_confirmed_claims", "Claims a re-run confirmed.", detail.confirmed_claims)?;
-    gauge(enc, "audit_unchecked_claims", "Needed claims accepted without a re-run.", a.unchecked)?;
-    counter(enc, "audit_lies_caught", "Results refused or refuted (forged trees, re-runs that disagreed).", a.lies_caught)?;
-    gauge(enc, "audit_quarantined_workers", "Workers quarantined for a refuted claim.", a.quarantined.len() as u64)?;
+    counter(
+        enc,
+        "audit_reruns_on_coordinator",
+        "Re-runs the coordinator solved itself.",
+        a.rerun_on_coordinator,
+    )?;
+    gauge(
+        enc,
+        "audit_confirmed_claims",
+        "Claims a re-run confirmed.",
+        detail.confirmed_claims,
+    )?;
+    gauge(
+        enc,
+        "audit_unchecked_claims",
+        "Needed claims accepted without a re-run.",
+        a.unchecked,
+    )?;
+    counter(
+        enc,
+        "audit_lies_caught",
+        "Results refused or refuted (forged trees, re-runs that disagreed).",
+        a.lies_caught,
+    )?;
+    gauge(
+        enc,
+        "audit_quarantined_workers",
+        "Workers quarantined for a refuted claim.",
+        a.quarantined.len() as u64,
+    )?;
     Ok(())
 }
 
@@ -118,11 +228,31 @@ impl Collector for WorkerCollector {
     fn encode(&self, mut enc: DescriptorEncoder) -> fmt::Result {
         let counts = self.metrics.counts();
         let enc = &mut enc;
-        counter(enc, "jobs_solved", "Jobs solved (acknowledged or not).", counts.jobs_solved)?;
-        counter(enc, "jobs_done", "Results the coordinator acknowledged.", counts.jobs_done)?;
+        counter(
+            enc,
+            "jobs_solved",
+            "Jobs solved (acknowledged or not).",
+            counts.jobs_solved,
+        )?;
+        counter(
+            enc,
+            "jobs_done",
+            "Results the coordinator acknowledged.",
+            counts.jobs_done,
+        )?;
         seconds_counter(enc, "busy_seconds", "Seconds spent solving jobs, summed over the job slots (rate() of it over the slots: how busy the worker is).", counts.busy_micros as f64 / 1e6)?;
-        counter(enc, "memo_hits", "Memo lookups that answered.", counts.memo_hits)?;
-        counter(enc, "search_nodes", "Memo lookups that did not answer and were searched (the memo's misses).", counts.nodes)?;
+        counter(
+            enc,
+            "memo_hits",
+            "Memo lookups that answered.",
+            counts.memo_hits,
+        )?;
+        counter(
+            enc,
+            "search_nodes",
+            "Memo lookups that did not answer and were searched (the memo's misses).",
+            counts.nodes,
+        )?;
         gauge(enc, "slots", "Jobs solved at once (threads).", counts.slots)?;
         Ok(())
     }

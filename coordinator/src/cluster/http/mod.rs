@@ -208,7 +208,11 @@ mod tests {
         assert!(authorized(&tokens, b"", Some(TOKEN)));
         assert!(!authorized(&tokens, b"", None));
         assert!(!authorized(&tokens, b"Bearer ", Some("")));
-        assert!(!authorized(&tokens, b"Bearer wrong-token-0000000", Some("nope")));
+        assert!(!authorized(
+            &tokens,
+            b"Bearer wrong-token-0000000",
+            Some("nope")
+        ));
         assert!(!authorized(&tokens, TOKEN.as_bytes(), None));
     }
 
@@ -218,7 +222,9 @@ mod tests {
         let any: SocketAddr = "0.0.0.0:9".parse().expect("addr");
         assert!(check_addr("--http", lo, false, "--insecure").is_ok());
         let refused = check_addr("--http", any, false, "--insecure").expect_err("refused");
-        assert!(refused.to_string().starts_with("refusing to serve --http on 0.0.0.0:9"));
+        assert!(refused
+            .to_string()
+            .starts_with("refusing to serve --http on 0.0.0.0:9"));
         assert!(check_addr("--http", any, true, "--insecure").is_ok());
     }
 }
