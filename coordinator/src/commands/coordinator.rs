@@ -206,6 +206,16 @@ impl Coordinator {
         let game = self.game.load()?;
         super::guard::check_max_guesses(&game, self.run.max_guesses)?;
         let config = self.run.config();
+        // Durations from seconds: NaN or a negative number would panic in `Duration`.
+        for (flag, secs) in [
+            ("--http-linger-secs", self.http_linger_secs),
+            ("--linger-secs", self.linger_secs),
+            ("--lease-secs", self.cut.lease_secs),
+        ] {
+            if !(secs.is_finite() && secs >= 0.0) {
+                bail!("{flag} must be a number of seconds, 0 or more, not {secs}");
+            }
+        }
         if !(0.0..=1.0).contains(&self.audit_fraction) {
             bail!(
                 "--audit-fraction must be between 0 and 1 (a share of the claims), not {}",
