@@ -109,6 +109,43 @@ fn empty_blank_and_short_tokens_stop_the_coordinator() {
 }
 
 #[test]
+fn seconds_that_are_no_duration_stop_the_coordinator() {
+    let dir = scratch("seconds");
+    for (flag, value) in [
+        ("--lease-secs", "nan"),
+        ("--linger-secs", "-1"),
+        ("--http-linger-secs", "inf"),
+    ] {
+        // `--flag=-1`: a separate `-1` would read as an option.
+        let given = format!("{flag}={value}");
+        let mut args = COORDINATOR.to_vec();
+        args.extend([
+            "--token",
+            "0123456789abcdef0123",
+            "--http",
+            "127.0.0.1:0",
+            &given,
+        ]);
+        refused(
+            hakase(&dir, &args),
+            &format!(
+                "error: {flag} must be a number of seconds, 0 or more, not {}",
+                value.parse::<f64>().expect("a float")
+            ),
+        );
+    }
+    let mut args = COORDINATOR.to_vec();
+    args.extend(["--token", "0123456789abcdef0123", "--http", "0.0.0.0:0"]);
+    let ran = hakase(&dir, &args);
+    assert_eq!(ran.code, Some(1), "{ran:?}");
+    assert!(
+        ran.stderr
+            .starts_with("error: refusing to serve --http on 0.0.0.0:0: "),
+        "{ran:?}"
+    );
+}
+
+#[test]
 fn capitalised_custom_lists_read_like_typed_words() {
     let dir = scratch("caps");
     std::fs::write(dir.join("caps.txt"), "CRANE\nSLATE\nTRACE\n").expect("list");

@@ -41,7 +41,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// chromedriver, killed when dropped.
-struct Driver(Child);
+pub(crate) struct Driver(Child);
 
 impl Drop for Driver {
     fn drop(&mut self) {
@@ -57,7 +57,7 @@ fn free_port() -> u16 {
         .expect("a free port")
 }
 
-fn start_driver(dir: &Scratch) -> (Driver, String) {
+pub(crate) fn start_driver(dir: &Scratch) -> (Driver, String) {
     let port = free_port();
     let log = std::fs::File::create(dir.join("chromedriver.log")).expect("log file");
     let child = Command::new(CHROMEDRIVER)
@@ -75,7 +75,7 @@ fn start_driver(dir: &Scratch) -> (Driver, String) {
     (driver, format!("http://127.0.0.1:{port}"))
 }
 
-async fn connect(driver: &str, profile: &Path) -> Client {
+pub(crate) async fn connect(driver: &str, profile: &Path) -> Client {
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
@@ -153,7 +153,7 @@ async fn settled(client: &Client, steps: usize) -> String {
 }
 
 /// Runs `script` until it returns a non-empty string (at most 20 s), and returns that.
-async fn wait_until(client: &Client, script: &str) -> String {
+pub(crate) async fn wait_until(client: &Client, script: &str) -> String {
     let started = Instant::now();
     loop {
         let v = client.execute(script, vec![]).await.expect("script");
@@ -179,7 +179,7 @@ fn hiragana(word: &str) -> String {
 }
 
 /// The text of the element with id `id`.
-async fn text_of(client: &Client, id: &str) -> String {
+pub(crate) async fn text_of(client: &Client, id: &str) -> String {
     client
         .find(Locator::Id(id))
         .await
@@ -278,7 +278,7 @@ async fn screenshot(client: &Client, dir: &Option<PathBuf>, name: &str, width: u
 }
 
 /// True (after saying so loudly) when the browser is missing.
-fn no_browser() -> bool {
+pub(crate) fn no_browser() -> bool {
     if Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists() {
         return false;
     }
@@ -292,7 +292,7 @@ fn no_browser() -> bool {
 }
 
 /// One browser at a time: the machine has few cores, and Chromium is heavy.
-static BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+pub(crate) static BROWSER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// `hakase serve` over a solved run of pokemon-qiita2023 (`qiita`) and the tree of English
 /// Wordle from salet (`salet`), both made here with the real binary.

@@ -28,6 +28,7 @@ use crate::hold::Hold;
 use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
+use crate::metrics::WorkerMetrics;
 use crate::runner::{ClearOnDrop, RunJob, RunQueue};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
@@ -60,6 +61,8 @@ pub struct WorkerOptions {
     pub job_delay: Duration,
     /// Test hook: a file recording started and acknowledged jobs.
     pub job_log: Option<PathBuf>,
+    /// Counters for a metrics endpoint, updated once per job; `None`: not kept.
+    pub metrics: Option<Arc<WorkerMetrics>>,
 }
 
 /// What a worker did before it stopped.
@@ -168,6 +171,9 @@ pub async fn run(
         None => None,
     };
     let mut summary = WorkerSummary::default();
+    if let Some(metrics) = &opts.metrics {
+        metrics.set_slots(opts.slots);
+    }
     let Some(opts) = with_address(opts, &stop).await? else {
         return Ok(summary);
     };
@@ -202,6 +208,9 @@ pub async fn run(
                 made
             }
         };
+        if let Some(metrics) = &opts.metrics {
+            metrics.use_bench(&current);
+        }
         if reply.puzzle_batch {
             use crate::puzzle::{work as make_puzzles, After};
             match make_puzzles(&mut client, &opts, &reply, current, &stop, &mut summary).await? {
@@ -489,19 +498,24 @@ async fn work(
     let (done_tx, mut done_rx) = mpsc::unbounded_channel::<(JobId, JobAnswer, Duration)>();
     // Runs on a pool thread; a job that panics sends nothing (its lease runs out).
     let run: RunJob<Started> = {
-        let (bench, incumbent, log, done) = (
+        let (bench, incumbent, log, done, metrics) = (
             bench.clone(),
             incumbent.clone(),
             log.clone(),
             done_tx.clone(),
+            opts.metrics.clone(),
         );
         Box::new(move |job: Started| {
             let started = std::time::Instant::now();
             let solved = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 job.solve(&bench, &incumbent, log.as_deref())
             }));
+            let took = started.elapsed();
+            if let Some(metrics) = &metrics {
+                metrics.job_solved(took);
+            }
             if let Ok((id, answer)) = solved {
-                let _ = done.send((id, answer, started.elapsed()));
+                let _ = done.send((id, answer, took));
             }
         })
     };
@@ -548,6 +562,9 @@ async fn work(
         for (id, taken, answer) in done {
             if taken {
                 summary.jobs_done += 1;
+                if let Some(metrics) = &opts.metrics {
+                    metrics.jobs_acknowledged(1);
+                }
                 if let Some(log) = &log {
                     log.record("acked", id, &describe(&answer));
                 }

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod checkpoint;
 pub mod engine;
 pub mod error;
+pub mod http;
 pub mod joblog;
 pub mod plan;
 pub mod ranking_file;

@@ -12,6 +12,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::engine::{Engine, EngineParams};
+use hakase_coordinator::cluster::http;
 use hakase_coordinator::cluster::plan::PlanParams;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
 use hakase_coordinator::cluster::server::{bind, serve, ServeOptions, SharedTokens};
@@ -174,6 +175,16 @@ pub struct Coordinator {
     /// Ranking lines to print.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: usize,
+    /// Serve the live run page (`/`) and Prometheus metrics (`/metrics`) over HTTP on ADDR,
+    /// e.g. 127.0.0.1:7701 (port 0 picks a free port; the address is printed). Both need
+    /// the token (`authorization: Bearer` or `?token=`); the port has no TLS, so beyond
+    /// loopback only with --insecure.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    /// Seconds to keep serving --http after the result is printed, so the page and a last
+    /// scrape see it (a signal ends it sooner).
+    #[arg(long, value_name = "SECS", default_value_t = 0.0, requires = "http")]
+    pub http_linger_secs: f64,
     /// Share (0–1) of the workers' bound claims re-run on another worker before the result
     /// is declared; the claims that decide the result are re-run whatever this says.
     #[arg(long, value_name = "F", default_value_t = AuditPolicy::DEFAULT_FRACTION)]
@@ -186,12 +197,25 @@ impl Coordinator {
         init_logging(self.log_format);
         let tokens = Arc::new(RwLock::new(self.auth.tokens()?));
         self.auth.check_transport(self.listen)?;
+        if let Some(addr) = self.http {
+            http::check_addr("--http", addr, self.auth.insecure, "--insecure")?;
+        }
         if let Some(path) = &self.tree_out {
             super::guard::check_output_path(path, "--tree-out")?;
         }
         let game = self.game.load()?;
         super::guard::check_max_guesses(&game, self.run.max_guesses)?;
         let config = self.run.config();
+        // Durations from seconds: NaN or a negative number would panic in `Duration`.
+        for (flag, secs) in [
+            ("--http-linger-secs", self.http_linger_secs),
+            ("--linger-secs", self.linger_secs),
+            ("--lease-secs", self.cut.lease_secs),
+        ] {
+            if !(secs.is_finite() && secs >= 0.0) {
+                bail!("{flag} must be a number of seconds, 0 or more, not {secs}");
+            }
+        }
         if !(0.0..=1.0).contains(&self.audit_fraction) {
             bail!(
                 "--audit-fraction must be between 0 and 1 (a share of the claims), not {}",
@@ -223,6 +247,15 @@ impl Coordinator {
         // registered 1 ms sooner (median of 14), its own start-up being the longer.
         let (listener, local) = runtime.block_on(bind(self.listen))?;
         eprintln!("hakase coordinator listening on {local}");
+        let http_listener = match self.http {
+            Some(addr) => {
+                let listener = runtime.block_on(http::bind("--http", addr))?;
+                let at = listener.local_addr().context("the --http address")?;
+                eprintln!("hakase coordinator page on http://{at}/");
+                Some(listener)
+            }
+            None => None,
+        };
         let mut engine = Engine::new(game, config, &db, params)
             .with_context(|| format!("opening the run in {}", db.display()))?;
         let reopened = engine.store().reopened();
@@ -241,6 +274,16 @@ impl Coordinator {
             engine = engine.with_job_log(log);
         }
         let engine = Arc::new(engine);
+        let page = http_listener.map(|listener| {
+            let live = http::live::Live::new(engine.clone());
+            runtime.spawn(live.clone().sample_forever());
+            let app = http::coordinator_app(live, tokens.clone());
+            let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+            let served = runtime.spawn(http::serve(app, listener, async move {
+                let _ = stop_rx.wait_for(|stop| *stop).await;
+            }));
+            (stop_tx, served)
+        });
         let stop = Arc::new(AtomicBool::new(false));
         let driver = {
             let (engine, stop) = (engine.clone(), stop.clone());
@@ -256,6 +299,31 @@ impl Coordinator {
         engine.poke();
         let _ = driver.join();
         engine.flush().context("flushing the run database")?;
+        let result = self.finish(finished, &engine, &db, out);
+        if let Some((stop_page, served)) = page {
+            if result.is_ok() && self.http_linger_secs > 0.0 {
+                let linger = Duration::from_secs_f64(self.http_linger_secs.clamp(0.0, 86_400.0));
+                runtime.block_on(async {
+                    tokio::select! {
+                        _ = tokio::time::sleep(linger) => {}
+                        _ = shutdown_signal() => {}
+                    }
+                });
+            }
+            let _ = stop_page.send(true);
+            let _ = runtime.block_on(served);
+        }
+        result
+    }
+
+    /// Prints the result of a run that `finished`, or says how to resume one that did not.
+    fn finish(
+        &self,
+        finished: Result<bool>,
+        engine: &Engine,
+        db: &Path,
+        out: &mut dyn Write,
+    ) -> Result<()> {
         match finished? {
             false => Err(super::guard::Interrupted::now(format!(
                 "finished jobs are saved in {} — run the same command again to resume",
@@ -287,6 +355,7 @@ impl Coordinator {
                     std::fs::write(path, doc)
                         .with_context(|| format!("writing {}", path.display()))?;
                 }
+                out.flush().context("writing the result")?;
                 Ok(())
             }
         }

@@ -1,16 +1,20 @@
 //! `hakase worker`: join a coordinator, solve jobs on every core, keep a memo on disk.
 
 use std::io::Write;
+use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Args;
+use hakase_coordinator::cluster::http;
 use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
 use hakase_coordinator::output::{emit, plural, JsonArg, View};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
-use hakase_worker::WorkerOptions;
+use hakase_proto::token::TokenSet;
+use hakase_worker::{WorkerMetrics, WorkerOptions};
 use serde::Serialize;
 
 /// Join a coordinator and solve its jobs until the run is over.
@@ -63,6 +67,13 @@ pub struct Worker {
     /// Test hook: record started and acknowledged jobs in this file.
     #[arg(long, value_name = "FILE", hide = true)]
     pub job_log: Option<PathBuf>,
+    /// Serve Prometheus metrics of this worker at http://ADDR/metrics (jobs done, busy
+    /// seconds, memo hits), behind its --token (`authorization: Bearer` or `?token=`).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<SocketAddr>,
+    /// Allow --metrics beyond loopback: the port has no TLS, so the token travels in clear.
+    #[arg(long, requires = "metrics")]
+    pub insecure_metrics: bool,
     /// Text or JSON for the final summary (logs stay on stderr, see --log-format).
     #[command(flatten)]
     pub output: JsonArg,
@@ -138,6 +149,14 @@ impl Worker {
             ),
             (None, f) => f.clone(),
         };
+        if let Some(addr) = self.metrics {
+            http::check_addr(
+                "--metrics",
+                addr,
+                self.insecure_metrics,
+                "--insecure-metrics",
+            )?;
+        }
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
         let name = format!("{host}/{}", std::process::id());
         let options = WorkerOptions {
@@ -153,6 +172,7 @@ impl Worker {
             persist_min_value: self.persist_min_value,
             job_delay: Duration::from_millis(self.job_delay_ms),
             job_log: self.job_log.clone(),
+            metrics: self.metrics.map(|_| WorkerMetrics::new()),
         };
         // One thread is plenty for the worker's few requests (the jobs run on rayon); with
         // two, a spawned report or lease could wake the idle one, on machines whose cores are
@@ -162,6 +182,15 @@ impl Worker {
             .enable_all()
             .build()
             .context("starting the async runtime")?;
+        if let (Some(addr), Some(counts)) = (self.metrics, &options.metrics) {
+            let token = TokenSet::single(&self.token).context("--token (or HAKASE_TOKEN)")?;
+            let listener = runtime.block_on(http::bind("--metrics", addr))?;
+            let at = listener.local_addr().context("the --metrics address")?;
+            eprintln!("hakase worker metrics on http://{at}/metrics");
+            let app = http::worker_app(Arc::clone(counts), token);
+            // Stops with the runtime, when the worker does.
+            runtime.spawn(http::serve(app, listener, std::future::pending()));
+        }
         let summary = runtime
             .block_on(hakase_worker::run(options, shutdown_signal()))
             .context("worker")?;

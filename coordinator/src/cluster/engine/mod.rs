@@ -17,7 +17,7 @@ mod status;
 mod tests;
 
 pub use incumbent::Told;
-pub use status::{Counters, Snapshot};
+pub use status::{Counters, Detail, Snapshot, WorkerView};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
@@ -118,6 +118,8 @@ struct Worker {
     /// The second its heartbeats are counted in, and how many came (see
     /// [`HEARTBEATS_PER_SECOND`]).
     heartbeats: (Instant, u32),
+    /// Results taken from it in this session (for the live page's rates).
+    done: u64,
 }
 
 /// What a registration gives a worker: its id, and the secret that proves it is that worker.
@@ -323,6 +325,7 @@ impl Engine {
                     token: record.token,
                     secret: record.secret_sha256,
                     heartbeats: (now, 0),
+                    done: 0,
                 },
             );
         }
@@ -453,6 +456,7 @@ impl Engine {
             token: token.map(str::to_string),
             secret: secret_hash(&secret),
             heartbeats: (now, 0),
+            done: 0,
         };
         state.next_worker += 1;
         self.store.put_next_worker(state.next_worker)?;

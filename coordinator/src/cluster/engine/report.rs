@@ -97,6 +97,9 @@ impl Engine {
             return Err(ClusterError::Quarantined(worker));
         }
         state.counters.completions += 1;
+        if let Some(w) = state.workers.get_mut(&worker) {
+            w.done += 1;
+        }
         state.audit.exact_verified += u64::from(answer.outcome.is_exact());
         state.counters.nodes += answer.nodes;
         state.counters.job_millis += answer.millis;

@@ -1,5 +1,7 @@
 //! What `hakase status` and the progress bar show of a run.
 
+use hakase_proto::token::SHARED_TOKEN_NAME;
+
 use super::{Engine, JobState};
 use crate::cluster::audit::AuditSummary;
 use crate::cluster::plan::PlanProgress;
@@ -129,6 +131,58 @@ impl Engine {
             ),
             audit: state.audit.clone(),
             damage: Some(self.store.reopened().damage).filter(|d| !d.is_empty()),
+        }
+    }
+}
+
+/// One worker as the live page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct WorkerView {
+    /// The worker id.
+    pub id: u64,
+    /// The name of the per-worker token it registered with (`None`: the shared token).
+    pub token: Option<String>,
+    /// Job slots (threads) it registered.
+    pub threads: usize,
+    /// Results taken from it in this session.
+    pub jobs_done: u64,
+    /// Seen within three lease periods.
+    pub live: bool,
+    /// Refused from now on, caught lying.
+    pub quarantined: bool,
+}
+
+/// What the live page and the metrics need beyond a [`Snapshot`]: the workers one by one
+/// and the claims a re-run confirmed.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Detail {
+    /// Every worker registered, by id.
+    pub workers: Vec<WorkerView>,
+    /// Claims a re-run on another worker (or the coordinator) confirmed.
+    pub confirmed_claims: u64,
+}
+
+impl Engine {
+    /// The workers and the audit's confirmations, for the live page and the metrics.
+    pub fn detail(&self) -> Detail {
+        let live = self.live_since();
+        let state = self.lock();
+        let mut workers: Vec<WorkerView> = state
+            .workers
+            .iter()
+            .map(|(&id, w)| WorkerView {
+                id,
+                token: w.token.clone().filter(|t| t != SHARED_TOKEN_NAME),
+                threads: w.slots,
+                jobs_done: w.done,
+                live: w.seen >= live,
+                quarantined: state.quarantined.contains(&id),
+            })
+            .collect();
+        workers.sort_by_key(|w| w.id);
+        Detail {
+            workers,
+            confirmed_claims: state.confirmed.len() as u64,
         }
     }
 }

@@ -1,0 +1,230 @@
+//! The coordinator's HTTP port (`hakase coordinator --http ADDR`): the live run page
+//! ([`live`]) and Prometheus `/metrics` ([`metrics`]), and a worker's own `/metrics`
+//! (`hakase worker --metrics ADDR`).
+//!
+//! Same rules as the gRPC port: every figure needs one of the run's tokens, as an
+//! `authorization: Bearer TOKEN` header or a `?token=TOKEN` query parameter (the page itself
+//! and its script hold no figures and load without one). The port has no TLS, so an address
+//! beyond loopback is refused unless `--insecure` says the network is trusted.
+
+pub mod history;
+pub mod live;
+pub mod metrics;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+
+use axum::extract::{Query, Request, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use hakase_proto::token::TokenSet;
+use hakase_worker::WorkerMetrics;
+use tokio::net::TcpListener;
+
+use super::server::SharedTokens;
+use crate::web::{serve_http, WebLimits};
+
+/// Why an HTTP address is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    /// Beyond loopback without `--insecure`.
+    #[error(
+        "refusing to serve {flag} on {addr}: the HTTP port has no TLS, so the token and the \
+         run's figures would travel in clear. Listen on 127.0.0.1 (and reach it through an ssh \
+         tunnel), or pass {insecure} on a network you trust"
+    )]
+    InClear {
+        /// The flag that asked for it.
+        flag: &'static str,
+        /// The address asked for.
+        addr: SocketAddr,
+        /// The flag that allows it.
+        insecure: &'static str,
+    },
+    /// The address could not be bound.
+    #[error("binding {flag} {addr}: {source}")]
+    Bind {
+        /// The flag that asked for it.
+        flag: &'static str,
+        /// The address asked for.
+        addr: SocketAddr,
+        /// What the system said.
+        source: std::io::Error,
+    },
+}
+
+/// Refuses a plain-text HTTP address beyond this machine unless `insecure`, and warns when
+/// it serves one.
+pub fn check_addr(
+    flag: &'static str,
+    addr: SocketAddr,
+    insecure: bool,
+    insecure_flag: &'static str,
+) -> Result<(), HttpError> {
+    if addr.ip().is_loopback() {
+        return Ok(());
+    }
+    if !insecure {
+        return Err(HttpError::InClear {
+            flag,
+            addr,
+            insecure: insecure_flag,
+        });
+    }
+    eprintln!(
+        "warning: serving {flag} on {addr} in clear ({insecure_flag}): anyone who can watch \
+         the network can read the token and the run's figures"
+    );
+    Ok(())
+}
+
+/// Binds `addr` for `flag`.
+pub async fn bind(flag: &'static str, addr: SocketAddr) -> Result<TcpListener, HttpError> {
+    TcpListener::bind(addr)
+        .await
+        .map_err(|source| HttpError::Bind { flag, addr, source })
+}
+
+#[derive(serde::Deserialize)]
+struct TokenQuery {
+    token: Option<String>,
+}
+
+/// True when `request` carries one of `tokens` (header or query).
+fn authorized(tokens: &TokenSet, header: &[u8], query: Option<&str>) -> bool {
+    tokens.check_header(header).is_some()
+        || query.is_some_and(|t| !t.is_empty() && tokens.check(t.as_bytes()).is_some())
+}
+
+/// Lets through only requests that carry one of the run's tokens.
+async fn require_token(
+    State(tokens): State<SharedTokens>,
+    Query(query): Query<TokenQuery>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let header = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(|v| v.as_bytes())
+        .unwrap_or_default();
+    let ok = match tokens.read() {
+        Ok(tokens) => authorized(&tokens, header, query.token.as_deref()),
+        Err(_) => false,
+    };
+    if ok {
+        return next.run(request).await;
+    }
+    let body = serde_json::json!({"error": {
+        "kind": "unauthenticated",
+        "message": "missing or wrong token: send `authorization: Bearer TOKEN` or ?token=TOKEN \
+                    with the coordinator's token",
+    }});
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, "Bearer")],
+        axum::Json(body),
+    )
+        .into_response()
+}
+
+/// `router` with its routes behind the token check.
+fn guarded<S: Clone + Send + Sync + 'static>(router: Router<S>, tokens: SharedTokens) -> Router<S> {
+    router.route_layer(axum::middleware::from_fn_with_state(tokens, require_token))
+}
+
+/// A `/metrics` response.
+fn metrics_response(text: String) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, metrics::CONTENT_TYPE),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        text,
+    )
+        .into_response()
+}
+
+/// The coordinator's HTTP app: the live page, `/api/v1/run` and `/metrics`.
+pub fn coordinator_app(live: Arc<live::Live>, tokens: SharedTokens) -> Router {
+    let registry = Arc::new(metrics::coordinator_registry(live.engine().clone()));
+    let data = Router::new()
+        .route("/api/v1/run", get(live::run_json))
+        .route(
+            "/metrics",
+            get(move || {
+                let registry = registry.clone();
+                async move { metrics_response(metrics::render(&registry)) }
+            }),
+        );
+    Router::new()
+        .merge(live::page_routes())
+        .merge(guarded(data, tokens))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+        .with_state(live)
+}
+
+/// A worker's HTTP app: `/metrics` behind its token.
+pub fn worker_app(counts: Arc<WorkerMetrics>, token: TokenSet) -> Router {
+    let registry = Arc::new(metrics::worker_registry(counts));
+    let tokens: SharedTokens = Arc::new(RwLock::new(token));
+    let data = Router::new().route(
+        "/metrics",
+        get(move || {
+            let registry = registry.clone();
+            async move { metrics_response(metrics::render(&registry)) }
+        }),
+    );
+    Router::new()
+        .merge(guarded(data, tokens))
+        .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+}
+
+/// Serves `app` on `listener` until `shutdown`, with the web port's limits (connections,
+/// header and request timeouts).
+pub async fn serve(
+    app: Router,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+) -> std::io::Result<()> {
+    serve_http(app, listener, WebLimits::default(), shutdown).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: &str = "0123456789abcdef0123";
+
+    #[test]
+    fn the_token_is_taken_from_the_header_or_the_query() {
+        let tokens = TokenSet::single(TOKEN).expect("token");
+        let bearer = format!("Bearer {TOKEN}");
+        assert!(authorized(&tokens, bearer.as_bytes(), None));
+        assert!(authorized(&tokens, b"", Some(TOKEN)));
+        assert!(!authorized(&tokens, b"", None));
+        assert!(!authorized(&tokens, b"Bearer ", Some("")));
+        assert!(!authorized(
+            &tokens,
+            b"Bearer wrong-token-0000000",
+            Some("nope")
+        ));
+        assert!(!authorized(&tokens, TOKEN.as_bytes(), None));
+    }
+
+    #[test]
+    fn beyond_loopback_needs_insecure() {
+        let lo: SocketAddr = "127.0.0.1:9".parse().expect("addr");
+        let any: SocketAddr = "0.0.0.0:9".parse().expect("addr");
+        assert!(check_addr("--http", lo, false, "--insecure").is_ok());
+        let refused = check_addr("--http", any, false, "--insecure").expect_err("refused");
+        assert!(refused
+            .to_string()
+            .starts_with("refusing to serve --http on 0.0.0.0:9"));
+        assert!(check_addr("--http", any, true, "--insecure").is_ok());
+    }
+}
