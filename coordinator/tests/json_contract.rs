@@ -256,6 +256,8 @@ fn every_command_speaks_the_documented_json() {
     );
     assert_eq!(other["label"], "exact");
     check_error(&docs, &["runs", "--data", data, "--top"], "usage", 2);
+    let missing = format!("{data}/missing");
+    check_error(&docs, &["runs", "--data", &missing], "not_found", 1);
 
     // compare against the run: its rows list answers as `evaluate` does, and a row without
     // a universe has null, not a dash.

@@ -36,6 +36,15 @@ pub enum RunError {
          data directory (see `hakase runs`); a tree file is checked with `hakase verify FILE`"
     )]
     File(PathBuf),
+    /// A data directory (`--data`) that does not exist: listing it would read as "no runs".
+    #[error(
+        "the data directory {0} does not exist (`hakase solve` stores its runs under \
+         hakase-data/ by default; --data DIR lists another)"
+    )]
+    NoDataDir(PathBuf),
+    /// A data directory (`--data`) that is a file.
+    #[error("the data directory {0} is a file: --data takes a directory of runs (or one run)")]
+    DataIsFile(PathBuf),
     /// A directory without a run database in it.
     #[error("{0} is not a run database")]
     NotARun(PathBuf),
@@ -391,6 +400,16 @@ pub fn run_dirs(data: &Path) -> Vec<PathBuf> {
         dirs.extend(subdirs);
     }
     dirs
+}
+
+/// Fails unless `data` is a directory, so a mistyped `--data` is reported instead of
+/// listing nothing.
+pub fn check_data_dir(data: &Path) -> Result<(), RunError> {
+    match std::fs::metadata(data) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(RunError::DataIsFile(data.to_path_buf())),
+        Err(_) => Err(RunError::NoDataDir(data.to_path_buf())),
+    }
 }
 
 /// Every run under `data` (see [`run_dirs`]). Runs that cannot be read are listed with their

@@ -1,0 +1,114 @@
+//! The smaller defects of issue 41, each checked as a user meets it: the built binary run from
+//! a scratch directory, its exact output and exit status.
+
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Stdio};
+
+use crate::common::{fails, hakase, hakase_ok, json_of, ok, scratch};
+use serde_json::{json, Value};
+
+/// Lines of `text` from the one equal to `start` (excluded) to the end.
+fn after<'a>(text: &'a str, start: &str) -> Vec<&'a str> {
+    text.lines().skip_while(|l| *l != start).skip(1).collect()
+}
+
+#[test]
+fn runs_refuses_a_data_directory_that_is_missing_or_a_file() {
+    let dir = scratch("defects-runs");
+    let missing = dir.join("missing");
+    let out = hakase(&["runs", "--data", missing.to_str().expect("UTF-8")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: the data directory {} does not exist (`hakase solve` stores its runs under \
+             hakase-data/ by default; --data DIR lists another)\n",
+            missing.display()
+        )
+    );
+    let json: Value = serde_json::from_slice(
+        &hakase(&["runs", "--data", missing.to_str().expect("UTF-8"), "--json"]).stdout,
+    )
+    .expect("a JSON error");
+    assert_eq!(json["error"]["kind"], "not_found");
+    let file = dir.join("file");
+    std::fs::write(&file, "").expect("a file");
+    assert_eq!(
+        fails(&["runs", "--data", file.to_str().expect("UTF-8")]),
+        format!(
+            "error: the data directory {} is a file: --data takes a directory of runs (or one \
+             run)\n",
+            file.display()
+        )
+    );
+    // An existing directory without runs is still an empty list, not an error.
+    let empty = dir.join("empty");
+    std::fs::create_dir(&empty).expect("a directory");
+    assert_eq!(
+        ok(&["runs", "--data", empty.to_str().expect("UTF-8")]),
+        format!("no runs under {}\n", empty.display())
+    );
+}
+
+#[test]
+fn serve_warns_of_a_missing_data_directory_and_refuses_a_file() {
+    let dir = scratch("defects-serve");
+    let missing = dir.join("later");
+    // The warning comes before the listening line, which `serve --json` always prints: read
+    // that line, stop the server, then read all it wrote on standard error.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hakase"))
+        .args([
+            "serve",
+            "--data",
+            missing.to_str().expect("UTF-8"),
+            "--listen",
+            "127.0.0.1:0",
+            "--http",
+            "off",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("serve starts");
+    let mut listening = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut listening)
+        .expect("a line");
+    let _ = child.kill();
+    let mut line = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut line)
+        .expect("standard error");
+    let _ = child.wait();
+    let listening: Value = serde_json::from_str(&listening).expect("the listening line");
+    assert_eq!(listening["runs"], json!([]));
+    assert_eq!(
+        line,
+        format!(
+            "warning: the data directory {} does not exist (yet); runs written there are \
+             served within 5 seconds\n",
+            missing.display()
+        )
+    );
+    let file = dir.join("file");
+    std::fs::write(&file, "").expect("a file");
+    assert_eq!(
+        fails(&[
+            "serve",
+            "--data",
+            file.to_str().expect("UTF-8"),
+            "--http",
+            "off"
+        ]),
+        format!(
+            "error: the data directory {} is a file: --data takes a directory of runs (or one \
+             run)\n",
+            file.display()
+        )
+    );
+}
