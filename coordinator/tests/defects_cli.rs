@@ -112,3 +112,33 @@ fn serve_warns_of_a_missing_data_directory_and_refuses_a_file() {
         )
     );
 }
+
+#[test]
+fn chart_text_has_a_header_aligned_columns_and_the_winning_row() {
+    let text = ok(&["chart", "-g", "pokemon-qiita2023", "--first", "レントラー"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 43);
+    assert_eq!(
+        lines[0],
+        "レントラー on pokemon-qiita2023: 285 answers, 41 patterns, second guesses by entropy"
+    );
+    assert_eq!(lines[1], "PATTERN     LEFT  SECOND");
+    assert_eq!(lines[2], "灰灰灰灰灰    67  ゴルダック");
+    assert_eq!(lines[42], "緑緑緑緑緑     1  (won)");
+}
+
+#[test]
+fn solve_prints_the_chart_of_chart_run_with_the_winning_row() {
+    let dir = scratch("defects-solve-chart");
+    let run = dir.join("run");
+    let run = run.to_str().expect("UTF-8");
+    let solved = ok(&["solve", "--game", "pokemon-qiita2023", "--db", run]);
+    let chart = after(&solved, "chart of ジーランス:");
+    assert_eq!(chart.len(), 45, "{solved}");
+    assert_eq!(chart[0], "PATTERN     LEFT  SECOND      TOTAL  WORST");
+    assert_eq!(chart[1], "灰灰灰灰灰    71  ソルロック    281      5");
+    assert_eq!(chart[44], "緑緑緑緑緑     1  (won)");
+    // The same rows as `chart --run` prints, line for line.
+    let from_run = ok(&["chart", "--run", run]);
+    assert_eq!(from_run.lines().skip(1).collect::<Vec<_>>(), chart);
+}
