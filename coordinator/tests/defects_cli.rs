@@ -142,3 +142,37 @@ fn solve_prints_the_chart_of_chart_run_with_the_winning_row() {
     let from_run = ok(&["chart", "--run", run]);
     assert_eq!(from_run.lines().skip(1).collect::<Vec<_>>(), chart);
 }
+
+#[test]
+fn plot_of_a_first_guess_run_says_optimal_given_that_guess() {
+    let dir = scratch("defects-plot");
+    let run = dir.join("first");
+    let run = run.to_str().expect("UTF-8");
+    hakase_ok([
+        "solve",
+        "--game",
+        "pokemon-qiita2023",
+        "--first",
+        "レントラー",
+        "--db",
+        run,
+    ]);
+    let svg = dir.join("plot.svg");
+    let svg = svg.to_str().expect("UTF-8");
+    let text = ok(&["plot", "--run", run, "--svg", svg]);
+    assert_eq!(
+        text.lines().nth(1),
+        Some(
+            "optimum given the first guess レントラー: total 966, mean 3.3895, worst 6, guesses \
+             1:1 2:35 3:133 4:89 5:22 6:5"
+        )
+    );
+    let drawn = std::fs::read_to_string(svg).expect("the SVG");
+    assert!(drawn
+        .lines()
+        .any(|l| l == "optimum given the first guess レントラー"));
+    let json = json_of(&["plot", "--run", run, "--svg", svg, "--json"]);
+    assert_eq!(json["bars"][0]["strategy"], "optimum");
+    assert_eq!(json["bars"][0]["label"], "exact");
+    assert_eq!(json["bars"][1]["label"], "heuristic");
+}
