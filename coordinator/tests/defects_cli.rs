@@ -176,3 +176,33 @@ fn plot_of_a_first_guess_run_says_optimal_given_that_guess() {
     assert_eq!(json["bars"][0]["label"], "exact");
     assert_eq!(json["bars"][1]["label"], "heuristic");
 }
+
+#[test]
+fn display_refuses_a_file_as_its_page_directory_with_a_clear_message() {
+    let dir = scratch("defects-display");
+    let file = dir.join("chart.png");
+    std::fs::write(&file, "keep").expect("a file");
+    let out = hakase(&[
+        "display",
+        "--game",
+        "pokemon-gen:1",
+        "--png",
+        file.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: --png {}: is a file, but --png takes a directory to write the pages into \
+             (page-01.png, page-01-x4.png, …; pages already there are overwritten)\n",
+            file.display()
+        )
+    );
+    assert_eq!(std::fs::read(&file).expect("still there"), b"keep");
+    // A directory is written into again, its pages replaced.
+    let pages = dir.join("pages");
+    let pages = pages.to_str().expect("UTF-8");
+    for _ in 0..2 {
+        hakase_ok(["display", "--game", "pokemon-gen:1", "--png", pages]);
+    }
+}
