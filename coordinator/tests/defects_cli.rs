@@ -178,6 +178,58 @@ fn plot_of_a_first_guess_run_says_optimal_given_that_guess() {
 }
 
 #[test]
+fn solve_with_too_few_tries_says_so_plainly_and_exits_3() {
+    let out = hakase(&[
+        "solve",
+        "--game",
+        "pokemon-qiita2023",
+        "--tries",
+        "2",
+        "--in-memory",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "pokemon-qiita2023 (2 tries): 285 answers, 493 allowed guesses; objective: fewest \
+         guesses in total, normal mode\n\
+         no strategy wins every answer within 2 tries (proven)\n\
+         allow more with --tries N\n"
+    );
+    // The JSON document is still the result, and the status tells a script.
+    let out = hakase(&[
+        "solve",
+        "--game",
+        "pokemon-qiita2023",
+        "--tries",
+        "2",
+        "--in-memory",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let json: Value = serde_json::from_slice(&out.stdout).expect("the solve document");
+    assert_eq!(json["possible"], false);
+    assert_eq!(json["first_guess"], Value::Null);
+    // A stored run answers the same on the first call and when read back.
+    let dir = scratch("defects-no-win");
+    let run = dir.join("run");
+    let run = run.to_str().expect("UTF-8");
+    for _ in 0..2 {
+        let out = hakase(&[
+            "solve",
+            "--game",
+            "pokemon-qiita2023",
+            "--tries",
+            "2",
+            "--db",
+            run,
+        ]);
+        assert_eq!(out.status.code(), Some(3));
+        assert!(String::from_utf8_lossy(&out.stdout)
+            .contains("\nno strategy wins every answer within 2 tries (proven)\n"));
+    }
+}
+
+#[test]
 fn display_refuses_a_file_as_its_page_directory_with_a_clear_message() {
     let dir = scratch("defects-display");
     let file = dir.join("chart.png");

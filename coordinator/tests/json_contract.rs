@@ -277,6 +277,14 @@ fn every_command_speaks_the_documented_json() {
     assert!(e["failures"].is_array() && e["unsolved"].is_array());
     check_error(&docs, &["compare", "--no-such-flag"], "usage", 2);
 
+    // A game no strategy wins: the solve document still, with exit status 3.
+    let no_win = with(&["solve", "--in-memory", "--tries", "1", "--json"], G);
+    let out = hakase(&strs(&no_win));
+    assert_eq!(out.status.code(), Some(3));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    check_fields(&docs, "solve", &doc);
+    assert_eq!(doc["possible"], false);
+
     // status: no coordinator listening is an error, as JSON.
     check_error(
         &docs,
