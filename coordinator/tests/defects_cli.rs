@@ -230,6 +230,24 @@ fn solve_with_too_few_tries_says_so_plainly_and_exits_3() {
 }
 
 #[test]
+fn feedback_names_the_answer_when_the_answer_is_unknown() {
+    assert_eq!(
+        fails(&["feedback", "ピカチュウ", "ピカチ"]),
+        "error: reading the answer: \"ピカチ\" is not a word of this game, so it cannot be the \
+         answer\n"
+    );
+    assert_eq!(
+        fails(&["feedback", "ピカチュウ", "ピカチュ"]),
+        "error: reading the answer: \"ピカチュ\" is not a word of this game, so it cannot be \
+         the answer; did you mean ピカチュウ?\n"
+    );
+    assert_eq!(
+        fails(&["feedback", "ピカチ", "ピカチュウ"]),
+        "error: reading the guess: \"ピカチ\" is not an allowed guess in this game\n"
+    );
+}
+
+#[test]
 fn display_refuses_a_file_as_its_page_directory_with_a_clear_message() {
     let dir = scratch("defects-display");
     let file = dir.join("chart.png");

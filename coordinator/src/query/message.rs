@@ -71,6 +71,9 @@ pub fn of_core(e: &Error, step: usize) -> Option<Message> {
             "unknown_word",
             [step.to_string(), word.clone(), suggestions.join(", ")],
         ),
+        Error::UnknownAnswer { word, suggestions } => {
+            Message::new("unknown_answer", [word.clone(), suggestions.join(", ")])
+        }
         Error::NotAnAnswer(word) => Message::new("not_an_answer", [word.clone()]),
         Error::BadPattern { text, .. } => {
             Message::new("bad_pattern", [step.to_string(), text.clone()])
