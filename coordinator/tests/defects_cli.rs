@@ -276,3 +276,38 @@ fn display_refuses_a_file_as_its_page_directory_with_a_clear_message() {
         hakase_ok(["display", "--game", "pokemon-gen:1", "--png", pages]);
     }
 }
+
+#[test]
+fn review_says_each_cause_once() {
+    assert_eq!(
+        fails(&[
+            "review",
+            "--game",
+            "pokemon-qiita2023",
+            "-H",
+            "ジーランズ=灰灰灰灰灰"
+        ]),
+        "error: reading the game: step 1: \"ジーランズ\" is not an allowed guess in this game; \
+         did you mean ジーランス?\n"
+    );
+    let json: Value = serde_json::from_slice(
+        &hakase(&[
+            "review",
+            "--game",
+            "pokemon-qiita2023",
+            "-H",
+            "ジーランズ=灰灰灰灰灰",
+            "--json",
+        ])
+        .stdout,
+    )
+    .expect("a JSON error");
+    assert_eq!(
+        json,
+        json!({"error": {
+            "kind": "input",
+            "message": "reading the game: step 1: \"ジーランズ\" is not an allowed guess in this \
+                        game; did you mean ジーランス?"
+        }})
+    );
+}

@@ -99,7 +99,7 @@ pub fn of_core(e: &Error, step: usize) -> Option<Message> {
 /// The key of a query error.
 pub fn of_query(e: &QueryError) -> Option<Message> {
     Some(match e {
-        QueryError::BadStep { step, source } => return of_core(source, *step),
+        QueryError::BadStep { step, error } => return of_core(error, *step),
         QueryError::History(source) => return of_core(source, 0),
         QueryError::TooLong { steps, tries } => {
             Message::new("too_long", [steps.to_string(), tries.to_string()])

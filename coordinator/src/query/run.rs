@@ -108,13 +108,13 @@ pub enum RunError {
     /// The run is not finished: it has no optimal tree to answer from yet.
     #[error("run {0} is not finished: it has no optimal tree yet (resume its solve first)")]
     Unfinished(PathBuf),
-    /// The run is finished but no strategy exists.
-    #[error("run {path}: {source}")]
+    /// The run is finished but no strategy exists. The oracle's words are the message, not a `source()`, so they print once.
+    #[error("run {path}: {error}")]
     Query {
         /// The run directory.
         path: PathBuf,
         /// What the oracle said.
-        source: QueryError,
+        error: QueryError,
     },
 }
 
@@ -144,9 +144,9 @@ impl LoadedRun {
             .solution
             .as_ref()
             .ok_or_else(|| RunError::Unfinished(self.path.clone()))?;
-        Oracle::new(&self.game, &self.table, solution).map_err(|source| RunError::Query {
+        Oracle::new(&self.game, &self.table, solution).map_err(|error| RunError::Query {
             path: self.path.clone(),
-            source,
+            error,
         })
     }
 
