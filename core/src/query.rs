@@ -225,12 +225,6 @@ impl<'a> Oracle<'a> {
         })
     }
 
-    /// The same oracle with another memo size for on-the-spot solves.
-    pub fn with_memo_entries(mut self, entries: usize) -> Oracle<'a> {
-        self.memo_entries = entries.max(1024);
-        self
-    }
-
     /// The same oracle refusing on-the-spot solves of more than `limit` answers (whole-game
     /// solves for off-tree chart first guesses count all answers).
     pub fn with_solve_limit(mut self, limit: usize) -> Oracle<'a> {
