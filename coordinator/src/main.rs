@@ -139,6 +139,11 @@ fn main() -> ExitCode {
         Err(err) if is_broken_pipe(&err) => return ExitCode::SUCCESS,
         Err(err) => err,
     };
+    // A solve no strategy wins has printed its whole result: only the status tells.
+    if err.downcast_ref::<commands::outcome::NoWin>().is_some() {
+        let _ = out.flush();
+        return ExitCode::from(commands::outcome::NO_WIN_EXIT);
+    }
     // Stopped by a signal after saving: say so, and exit 130 (SIGINT) or 143 (SIGTERM).
     let interrupted = err
         .downcast_ref::<commands::guard::Interrupted>()

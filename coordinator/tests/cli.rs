@@ -90,15 +90,6 @@ fn chart_json_has_the_seed_articles_rows() {
 }
 
 #[test]
-fn chart_text_uses_the_seed_articles_layout() {
-    let text = ok(&["chart", "-g", "pokemon-qiita2023", "--first", "レントラー"]);
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 42);
-    assert_eq!(lines[1], "灰灰灰灰灰 67 ゴルダック");
-    assert_eq!(lines[41], "緑緑緑緑緑 1");
-}
-
-#[test]
 fn rank_and_candidates_follow_the_history() {
     let value = json_of(&["rank", "-g", "pokemon-qiita2023", "--top", "2", "--json"]);
     assert_eq!(value["answers"], 285);

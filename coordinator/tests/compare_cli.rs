@@ -104,3 +104,50 @@ fn compare_reports_bad_input() {
     let top = fails(&["compare", "--top-k", "0"]);
     assert!(top.contains("--top-k"), "{top}");
 }
+
+#[test]
+fn compare_rows_list_failures_as_evaluate_does_and_null_where_nothing_applies() {
+    let game = ["--game", "pokemon-qiita2023", "--tries", "5", "--json"];
+    let evaluate: Value =
+        serde_json::from_str(&ok(&[&["evaluate"], &game[..]].concat())).expect("JSON");
+    let strategies = ["--strategies", "entropy,frequency-candidates"];
+    let compare: Value =
+        serde_json::from_str(&ok(&[&["compare"], &game[..], &strategies[..]].concat()))
+            .expect("JSON");
+    let rows = compare["rows"].as_array().expect("rows");
+    let entropy = rows
+        .iter()
+        .find(|r| r["strategy"] == "entropy")
+        .expect("an entropy row");
+    // The same answers lost, in the same shape, as `evaluate` of the same strategy.
+    assert_eq!(
+        entropy["failures"],
+        serde_json::json!(["フシギバナ", "ピカチュウ", "ジグザグマ", "エネコロロ"])
+    );
+    assert_eq!(entropy["failures"], evaluate["failures"]);
+    assert_eq!(entropy["unsolved"], serde_json::json!([]));
+    assert_eq!(entropy["unsolved"], evaluate["unsolved"]);
+    // Null, not a dash, where a row has no universe; the table still shows the dash.
+    let universes: Vec<&Value> = rows.iter().map(|r| &r["universe"]).collect();
+    assert_eq!(
+        universes,
+        [&Value::Null, &Value::Null, &Value::from("answers")]
+    );
+    let text = ok(&[
+        "compare",
+        "--game",
+        "pokemon-qiita2023",
+        "--tries",
+        "5",
+        "--strategies",
+        "entropy",
+    ]);
+    let entropy_line = text
+        .lines()
+        .find(|l| l.starts_with("entropy "))
+        .expect("an entropy line");
+    assert!(
+        entropy_line.contains(" —  ") && entropy_line.contains("    4    1007"),
+        "{entropy_line}"
+    );
+}

@@ -11,6 +11,7 @@ mod checkpoint;
 mod cli;
 mod compare_cli;
 mod damaged_runs;
+mod defects_cli;
 mod design_cli;
 mod engine_order;
 mod hostile;

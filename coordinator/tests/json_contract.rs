@@ -256,12 +256,34 @@ fn every_command_speaks_the_documented_json() {
     );
     assert_eq!(other["label"], "exact");
     check_error(&docs, &["runs", "--data", data, "--top"], "usage", 2);
+    let missing = format!("{data}/missing");
+    check_error(&docs, &["runs", "--data", &missing], "not_found", 1);
 
-    // compare against the run.
+    // compare against the run: its rows list answers as `evaluate` does, and a row without
+    // a universe has null, not a dash.
     let cmp = with(&["compare"], G);
     check_text(&strs(&cmp));
-    check_json(&docs, "compare", &strs(&cmp));
+    let c = check_json(&docs, "compare", &strs(&cmp));
+    for row in c["rows"].as_array().expect("rows") {
+        assert!(
+            row["failures"].is_array() && row["unsolved"].is_array(),
+            "{row}"
+        );
+        assert!(
+            row["universe"].is_null() || row["universe"] == "answers",
+            "{row}"
+        );
+    }
+    assert!(e["failures"].is_array() && e["unsolved"].is_array());
     check_error(&docs, &["compare", "--no-such-flag"], "usage", 2);
+
+    // A game no strategy wins: the solve document still, with exit status 3.
+    let no_win = with(&["solve", "--in-memory", "--tries", "1", "--json"], G);
+    let out = hakase(&strs(&no_win));
+    assert_eq!(out.status.code(), Some(3));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("one JSON document");
+    check_fields(&docs, "solve", &doc);
+    assert_eq!(doc["possible"], false);
 
     // status: no coordinator listening is an error, as JSON.
     check_error(

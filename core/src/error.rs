@@ -80,6 +80,18 @@ pub enum Error {
         /// The closest allowed guesses, best first (may be empty).
         suggestions: Vec<String>,
     },
+    /// A word given as the answer that is no word of this game at all; the closest words
+    /// that could be answers help fix a typo.
+    #[error(
+        "\"{word}\" is not a word of this game, so it cannot be the answer{}",
+        did_you_mean(suggestions)
+    )]
+    UnknownAnswer {
+        /// The word as read.
+        word: String,
+        /// The closest words of answer length, best first (may be empty).
+        suggestions: Vec<String>,
+    },
     /// A word that may be guessed but is never the answer, where an answer is required.
     #[error("\"{0}\" is an allowed guess but never the answer in this game")]
     NotAnAnswer(String),

@@ -253,9 +253,24 @@ impl Game {
             .collect()
     }
 
+    /// Finds a typed word given as the answer: any word of the game (it need not be among
+    /// the possible answers), reported as an unknown *answer* when it is none.
+    pub fn find_answer_word(&self, text: &str) -> Result<GuessId> {
+        self.find_guess(text).map_err(|e| match e {
+            Error::UnknownWord { word, suggestions } => Error::UnknownAnswer {
+                word,
+                suggestions: suggestions
+                    .into_iter()
+                    .filter(|s| s.chars().count() == BOARD)
+                    .collect(),
+            },
+            other => other,
+        })
+    }
+
     /// Finds a typed word that must be a possible answer.
     pub fn find_answer(&self, text: &str) -> Result<AnswerId> {
-        let guess = self.find_guess(text)?;
+        let guess = self.find_answer_word(text)?;
         self.guess_as_answer(guess)
             .ok_or_else(|| Error::NotAnAnswer(normalize_word(text)))
     }

@@ -25,12 +25,14 @@ pub const ON_THE_SPOT_MEMO_ENTRIES: usize = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum QueryError {
     /// A step could not be read (unknown word, unreadable pattern); `step` is 1-based.
-    #[error("step {step}: {source}")]
+    /// The cause is part of the message and deliberately not a `source()`, so a chain
+    /// printer (anyhow's `{:#}`) says it once.
+    #[error("step {step}: {error}")]
     BadStep {
         /// The step, from 1.
         step: usize,
         /// Why it could not be read.
-        source: Error,
+        error: Error,
     },
     /// The history contradicts itself or the game; the core error names the step.
     #[error("{0}")]
@@ -169,9 +171,9 @@ pub fn parse_history<S: AsRef<str>>(
         .iter()
         .enumerate()
         .map(|(index, (word, pattern))| {
-            let bad = |source| QueryError::BadStep {
+            let bad = |error| QueryError::BadStep {
                 step: index + 1,
-                source,
+                error,
             };
             let guess = game.find_guess(word.as_ref()).map_err(bad)?;
             let len = game.guesses()[guess as usize].len();
@@ -221,12 +223,6 @@ impl<'a> Oracle<'a> {
             memo_entries: ON_THE_SPOT_MEMO_ENTRIES,
             solve_limit: usize::MAX,
         })
-    }
-
-    /// The same oracle with another memo size for on-the-spot solves.
-    pub fn with_memo_entries(mut self, entries: usize) -> Oracle<'a> {
-        self.memo_entries = entries.max(1024);
-        self
     }
 
     /// The same oracle refusing on-the-spot solves of more than `limit` answers (whole-game
@@ -691,6 +687,13 @@ mod tests {
         )
         .expect_err("unknown word");
         assert!(matches!(err, QueryError::BadStep { step: 2, .. }), "{err}");
+        // The cause is said once: in the message, and not again as a source a chain printer
+        // (anyhow's `{:#}`) would append.
+        assert_eq!(
+            err.to_string(),
+            "step 2: \"ピカチュウx\" is not an allowed guess in this game; did you mean ピカチュウ?"
+        );
+        assert!(std::error::Error::source(&err).is_none());
         let err = parse_history(g, &[("レントラー", "灰灰灰")]).expect_err("short pattern");
         assert!(matches!(err, QueryError::BadStep { step: 1, .. }), "{err}");
         // A pattern レントラー never shows (four greens and a gray cannot happen with 1 answer

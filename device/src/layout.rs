@@ -163,7 +163,7 @@ fn draw_header(
 fn draw_row(frame: &mut Frame, row: &ChartViewRow, top: i32) -> Result<(), DeviceError> {
     for (i, &cell) in row.cells.iter().enumerate() {
         let x = CELL_LEFT + CELL_PITCH * i as i32;
-        draw_tile(frame, x, top, CELL_SIZE, cell, false);
+        draw_tile(frame, x, top, CELL_SIZE, cell);
     }
     let baseline = top + CELL_SIZE;
     NAMES.draw_right(

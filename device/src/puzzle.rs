@@ -4,13 +4,15 @@
 //! ```text
 //!  y 0..7    Day 12  hard  best move                pokemon-today   (5 × 7 print)
 //!  y 9       ─────────────────────────────────────────────────────  (black rule)
-//!  y 11..78  ■□■□□  up to four rows of 16 px tiles, 17 px apart
-//!  y 86..102 the question, wrapped to two lines of small print
+//!  y 11..78  ■▣■□□  up to four rows of 16 px tiles, 17 px apart
+//!  y 78..93  the question, wrapped to two lines of small print
+//!  y 95..101 ■ green ▣ yellow ■ gray                                (the legend)
 //! ```
 //!
-//! Tiles follow the chart's code ([`crate::tile`]): gray = black tile, green = colour tile
-//! (both with a white letter), yellow = colour frame (black letter). The legend stands to the
-//! right of the rows, which leave that part of the page empty.
+//! Tiles follow the chart's code ([`crate::tile`]), the same on every page: gray = black
+//! tile, green = colour tile (both with a white letter), yellow = colour frame with the
+//! checker inside (black letter, haloed in white to stay legible). The legend stands at the
+//! foot, where the chart has it.
 
 use embedded_graphics::prelude::Point;
 use hakase_core::Cell;
@@ -18,7 +20,7 @@ use hakase_core::Cell;
 use crate::error::DeviceError;
 use crate::font::{NAMES, SMALL};
 use crate::frame::{Frame, Ink, WIDTH};
-use crate::tile::{draw_legend_item, draw_tile, fill, LEGEND};
+use crate::tile::{draw_legend, draw_tile, fill};
 
 /// Most rows a page shows.
 pub const PUZZLE_ROWS: usize = 4;
@@ -27,11 +29,9 @@ const TILE: i32 = 16;
 const PITCH: i32 = 17;
 const FIRST_TOP: i32 = 11;
 const RULE_Y: i32 = 9;
-const QUESTION_BASELINES: [i32; 2] = [93, 102];
-/// Left edge of the legend, right of five tiles.
-const LEGEND_LEFT: i32 = 150;
-/// Below this the legend is over and words may use the whole width.
-const LEGEND_BOTTOM: i32 = FIRST_TOP + 7 + 10 * 2 + 2;
+const QUESTION_BASELINES: [i32; 2] = [84, 93];
+/// Baseline of the legend at the foot of the page, as on the chart's pages.
+const LEGEND_BASELINE: i32 = 101;
 /// Characters of the 5 × 7 print that fit across the page.
 const LINE_CHARS: usize = (WIDTH as usize - 2) / 5;
 
@@ -80,10 +80,7 @@ pub fn render_puzzle(view: &PuzzleView) -> Result<Frame, DeviceError> {
     for (i, row) in view.rows.iter().enumerate() {
         draw_row(&mut frame, row, FIRST_TOP + PITCH * i as i32)?;
     }
-    for (i, (cell, word)) in LEGEND.iter().enumerate() {
-        let baseline = FIRST_TOP + 7 + 10 * i as i32;
-        draw_legend_item(&mut frame, LEGEND_LEFT, baseline, *cell, word, true)?;
-    }
+    draw_legend(&mut frame, 2, LEGEND_BASELINE)?;
     let below_rows = FIRST_TOP + PITCH * view.rows.len() as i32;
     draw_words(&mut frame, &view.words, below_rows)?;
     for (line, baseline) in wrap(&view.question, LINE_CHARS)
@@ -98,15 +95,26 @@ pub fn render_puzzle(view: &PuzzleView) -> Result<Frame, DeviceError> {
 fn draw_row(frame: &mut Frame, row: &PuzzleViewRow, top: i32) -> Result<(), DeviceError> {
     for (i, (&letter, cell)) in row.letters.iter().zip(&row.cells).enumerate() {
         let left = 2 + PITCH * i as i32;
-        let ink = draw_tile(frame, left, top, TILE, *cell, true);
+        let ink = draw_tile(frame, left, top, TILE, *cell);
         let text = letter.to_string();
         let width = NAMES.width(&text)?;
-        NAMES.draw(
-            &text,
-            Point::new(left + (TILE - width) / 2, top + TILE - 3),
-            ink,
-            frame,
-        )?;
+        let at = Point::new(left + (TILE - width) / 2, top + TILE - 3);
+        if *cell == Cell::Yellow {
+            // A black letter on the checker needs a white halo to be read.
+            for (dx, dy) in [
+                (-1, 0),
+                (1, 0),
+                (0, -1),
+                (0, 1),
+                (-1, -1),
+                (1, 1),
+                (-1, 1),
+                (1, -1),
+            ] {
+                NAMES.draw(&text, at + Point::new(dx, dy), Ink::White, frame)?;
+            }
+        }
+        NAMES.draw(&text, at, ink, frame)?;
     }
     Ok(())
 }
@@ -116,21 +124,14 @@ fn draw_row(frame: &mut Frame, row: &PuzzleViewRow, top: i32) -> Result<(), Devi
 fn draw_words(frame: &mut Frame, words: &[String], top: i32) -> Result<(), DeviceError> {
     const LINE: i32 = 13;
     const GAP: i32 = 6;
-    // A line beside the legend stops short of it.
-    let right_of = |line: i32| {
-        if top + LINE * line < LEGEND_BOTTOM {
-            LEGEND_LEFT - 4
-        } else {
-            WIDTH as i32 - 2
-        }
-    };
+    let right = WIDTH as i32 - 2;
     let lines = ((QUESTION_BASELINES[0] - 9 - top) / LINE).max(0);
     // Place greedily: (x, line) of each word that fits.
     let mut placed: Vec<(i32, i32)> = Vec::new();
     let (mut x, mut line) = (2, 0);
     for word in words {
         let width = NAMES.width(word)?;
-        if x > 2 && x + width > right_of(line) {
+        if x > 2 && x + width > right {
             x = 2;
             line += 1;
         }
@@ -147,7 +148,7 @@ fn draw_words(frame: &mut Frame, words: &[String], top: i32) -> Result<(), Devic
             break;
         };
         let end = x + NAMES.width(&words[placed.len() - 1])? + GAP;
-        if end + NAMES.width(&rest)? <= right_of(line) {
+        if end + NAMES.width(&rest)? <= right {
             NAMES.draw(
                 &rest,
                 Point::new(end, top + LINE * (line + 1)),
@@ -221,23 +222,33 @@ mod tests {
     }
 
     #[test]
-    fn tiles_are_colour_frame_and_black_with_a_legend() {
+    fn tiles_and_legend_look_as_on_the_chart_pages() {
         let frame = render_puzzle(&view(1)).unwrap();
         let top = FIRST_TOP as u32;
-        // Corners avoid the letter strokes: green is solid colour, yellow a colour frame
-        // with white inside, gray solid black.
+        // Corners avoid the letter strokes: green is solid colour, gray solid black, yellow
+        // a colour frame with the chart's checker inside (x + y even is colour).
         assert_eq!(frame.pixel(3, top + 1), Ink::Colour);
-        assert_eq!(frame.pixel(2 + 17 + 1, top + 1), Ink::Colour);
-        assert_eq!(frame.pixel(2 + 17 + 2, top + 2), Ink::White);
+        let yellow = 2 + 17;
+        assert_eq!(frame.pixel(yellow + 1, top + 1), Ink::Colour);
+        assert_eq!(frame.pixel(yellow + 2, top + 2), Ink::Colour);
+        assert_eq!(frame.pixel(yellow + 3, top + 2), Ink::White);
+        assert_eq!(frame.pixel(yellow + 13, top + 13), Ink::Colour);
         assert_eq!(frame.pixel(2 + 34, top + 1), Ink::Black);
-        assert_eq!(frame.pixel(2 + 34 + 1, top + 1), Ink::Black);
         assert_eq!(frame.pixel(2 + 34, top + 15), Ink::Black);
-        // The legend's tiles right of the rows: green, yellow, gray, 10 px apart.
-        let left = LEGEND_LEFT as u32;
-        assert_eq!(frame.pixel(left + 3, top + 3), Ink::Colour);
-        assert_eq!(frame.pixel(left, top + 13), Ink::Colour);
-        assert_eq!(frame.pixel(left + 3, top + 13), Ink::White);
-        assert_eq!(frame.pixel(left + 3, top + 23), Ink::Black);
+        // The legend at the foot, where the chart has it: green, yellow, gray at x = 2, 41
+        // and 85, the same pixels as a chart page's.
+        let y = LEGEND_BASELINE as u32 - 4;
+        assert_eq!(frame.pixel(2 + 3, y), Ink::Colour);
+        assert_eq!(frame.pixel(41, y), Ink::Colour);
+        assert_eq!(frame.pixel(41 + 3, y), Ink::White);
+        assert_eq!(frame.pixel(41 + 4, y), Ink::Colour);
+        assert_eq!(frame.pixel(85 + 3, y), Ink::Black);
+        // Nothing is drawn right of the rows any more.
+        let right = (150..212)
+            .flat_map(|x| (top..top + 30).map(move |y| (x, y)))
+            .filter(|&(x, y)| frame.pixel(x, y) != Ink::White)
+            .count();
+        assert_eq!(right, 0);
     }
 
     #[test]

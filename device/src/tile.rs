@@ -3,8 +3,9 @@
 //!
 //! A player knows gray as the dark ⬛ of a shared result, so gray is a solid black tile; the
 //! panel's colour marks the letters that are in the answer: green (right place) is a solid
-//! colour tile, yellow (elsewhere) a colour frame, hatched inside when there is no letter to
-//! draw, so it reads as "half" colour.
+//! colour tile, yellow (elsewhere) a colour frame with a checker of colour inside, so it reads
+//! as "half" colour — with or without a letter on it, so the chart, the puzzle page and their
+//! legends show yellow the same way.
 
 use embedded_graphics::prelude::Point;
 use hakase_core::Cell;
@@ -20,23 +21,15 @@ const FRAME: i32 = 2;
 pub const LEGEND_TILE: i32 = 7;
 
 /// The cells in legend order, with the word a player uses for each.
-pub const LEGEND: [(Cell, &str); 3] = [
+const LEGEND: [(Cell, &str); 3] = [
     (Cell::Green, "green"),
     (Cell::Yellow, "yellow"),
     (Cell::Gray, "gray"),
 ];
 
-/// Draws the tile of `cell`, `size` pixels square with its top left at (`left`, `top`).
-/// A tile that will carry a letter keeps a yellow tile's inside white; the ink to draw that
-/// letter in is returned (white on the solid tiles, black on the frame).
-pub fn draw_tile(
-    frame: &mut Frame,
-    left: i32,
-    top: i32,
-    size: i32,
-    cell: Cell,
-    letter: bool,
-) -> Ink {
+/// Draws the tile of `cell`, `size` pixels square with its top left at (`left`, `top`), and
+/// returns the ink a letter on it is drawn in (white on the solid tiles, black on yellow's).
+pub fn draw_tile(frame: &mut Frame, left: i32, top: i32, size: i32, cell: Cell) -> Ink {
     match cell {
         Cell::Gray => {
             fill(frame, left, top, size, size, Ink::Black);
@@ -57,9 +50,7 @@ pub fn draw_tile(
                     Ink::Colour,
                 );
             }
-            if !letter {
-                hatch(frame, left + FRAME, top + FRAME, size - 2 * FRAME);
-            }
+            hatch(frame, left + FRAME, top + FRAME, size - 2 * FRAME);
             Ink::Black
         }
     }
@@ -84,30 +75,21 @@ pub fn draw_legend(frame: &mut Frame, left: i32, baseline: i32) -> Result<i32, D
         if i > 0 {
             x += 5;
         }
-        x += draw_legend_item(frame, x, baseline, *cell, word, false)?;
+        x += draw_legend_item(frame, x, baseline, *cell, word)?;
     }
     Ok(x - left)
 }
 
 /// Draws one legend entry (tile and word) from `left`, baseline at `baseline`; returns its
-/// width. `lettered` draws the tile as it looks with a letter in it (a yellow frame left
-/// white inside), for pages whose tiles carry letters.
-pub fn draw_legend_item(
+/// width.
+fn draw_legend_item(
     frame: &mut Frame,
     left: i32,
     baseline: i32,
     cell: Cell,
     word: &str,
-    lettered: bool,
 ) -> Result<i32, DeviceError> {
-    draw_tile(
-        frame,
-        left,
-        baseline - LEGEND_TILE + 1,
-        LEGEND_TILE,
-        cell,
-        lettered,
-    );
+    draw_tile(frame, left, baseline - LEGEND_TILE + 1, LEGEND_TILE, cell);
     let advance = SMALL.draw(
         word,
         Point::new(left + LEGEND_TILE + 2, baseline),
@@ -143,33 +125,14 @@ mod tests {
     #[test]
     fn gray_is_black_green_is_colour_yellow_is_a_hatched_frame() {
         let mut frame = Frame::blank();
-        assert_eq!(
-            draw_tile(&mut frame, 0, 0, 10, Cell::Gray, false),
-            Ink::White
-        );
-        assert_eq!(
-            draw_tile(&mut frame, 20, 0, 10, Cell::Green, false),
-            Ink::White
-        );
-        assert_eq!(
-            draw_tile(&mut frame, 40, 0, 10, Cell::Yellow, false),
-            Ink::Black
-        );
+        assert_eq!(draw_tile(&mut frame, 0, 0, 10, Cell::Gray), Ink::White);
+        assert_eq!(draw_tile(&mut frame, 20, 0, 10, Cell::Green), Ink::White);
+        assert_eq!(draw_tile(&mut frame, 40, 0, 10, Cell::Yellow), Ink::Black);
         let inks = |left: u32| -> Vec<Ink> { (0..10).map(|x| frame.pixel(left + x, 4)).collect() };
         assert_eq!(inks(0), vec![Ink::Black; 10]);
         assert_eq!(inks(20), vec![Ink::Colour; 10]);
         use Ink::{Colour as C, White as W};
         // Row 4: the two-pixel frame, then the checker (x + y even is colour).
         assert_eq!(inks(40), vec![C, C, C, W, C, W, C, W, C, C]);
-    }
-
-    #[test]
-    fn a_yellow_tile_with_a_letter_stays_white_inside() {
-        let mut frame = Frame::blank();
-        draw_tile(&mut frame, 0, 0, 16, Cell::Yellow, true);
-        assert_eq!(frame.pixel(1, 1), Ink::Colour);
-        assert_eq!(frame.pixel(2, 2), Ink::White);
-        assert_eq!(frame.pixel(8, 8), Ink::White);
-        assert_eq!(frame.pixel(14, 14), Ink::Colour);
     }
 }

@@ -13,13 +13,15 @@ use serde::Serialize;
 use super::query::RunArgs;
 use super::{answer_words, guess_len, strategy, style_or_default};
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::{emit, plural, JsonArg, Label, Table, View};
+use hakase_coordinator::output::chart_table::{write_chart_lines, ChartLine};
+use hakase_coordinator::output::{emit, plural, JsonArg, Label, View};
 
 /// Print a first guess's chart: each pattern, answers left, second guess.
 ///
 /// One line per pattern the first guess can show, with how many answers are left after it
-/// and what the strategy guesses second. Each line reads like `灰灰灰灰灰 67 ゴルダック`: if レントラー comes back all gray, 67
-/// answers remain and the strategy guesses ゴルダック next. The all-green line is the win.
+/// and what the strategy guesses second. A line like `灰灰灰灰灰  67  ゴルダック` reads: if レントラー
+/// comes back all gray, 67 answers remain and the strategy guesses ゴルダック next. The
+/// all-green line, `(won)`, is the win.
 #[derive(Debug, Args)]
 pub struct Chart {
     /// The first guess, e.g. レントラー. Default: the strategy's own first guess.
@@ -207,33 +209,17 @@ impl View for ChartJson {
             plural(self.answers as u64, "answer", "answers"),
             plural(self.rows.len() as u64, "pattern", "patterns"),
         )?;
-        let optimal = self.strategy.is_none();
-        if !optimal {
-            // The seed article's layout, one line per pattern: `灰灰灰灰灰 67 ゴルダック`.
-            for row in &self.rows {
-                match &row.second_guess {
-                    Some(g) => writeln!(out, "{} {} {g}", row.pattern, row.count)?,
-                    None => writeln!(out, "{} {}", row.pattern, row.count)?,
-                }
-            }
-            return Ok(());
-        }
-        let mut header = vec!["PATTERN", ">LEFT", "SECOND"];
-        if optimal {
-            header.extend([">TOTAL", ">WORST"]);
-        }
-        let mut table = Table::new(&header);
-        for row in &self.rows {
-            let mut cells = vec![
-                row.pattern.clone(),
-                row.count.to_string(),
-                row.second_guess.clone().unwrap_or_else(|| "(won)".into()),
-            ];
-            if let (true, Some(total), Some(worst)) = (optimal, row.total, row.worst) {
-                cells.extend([total.to_string(), worst.to_string()]);
-            }
-            table.row(cells);
-        }
-        table.write(out)
+        let lines: Vec<ChartLine> = self
+            .rows
+            .iter()
+            .map(|row| ChartLine {
+                pattern: row.pattern.clone(),
+                count: row.count,
+                second_guess: row.second_guess.clone(),
+                total: row.total,
+                worst: row.worst,
+            })
+            .collect();
+        write_chart_lines(out, &lines, self.strategy.is_none())
     }
 }

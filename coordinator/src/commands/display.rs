@@ -166,6 +166,14 @@ fn interval(text: &str) -> Result<Duration> {
 impl Display {
     /// Builds the chart's pages and sends them where asked.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        if let Some(dir) = self.png.as_ref().filter(|d| d.exists() && !d.is_dir()) {
+            // The pages are several files; a file here is a mistaken path, not one to replace.
+            bail!(
+                "--png {}: is a file, but --png takes a directory to write the pages into \
+                 (page-01.png, page-01-x4.png, …; pages already there are overwritten)",
+                dir.display()
+            );
+        }
         let view = self.view()?;
         let frames = render_pages(&view).context("rendering the chart")?;
         if let Some(page) = self.page {

@@ -57,7 +57,7 @@ impl Feedback {
         let game = self.game.load()?;
         let guess = game.find_guess(&self.guess).context("reading the guess")?;
         let answer = game
-            .find_guess(&self.answer)
+            .find_answer_word(&self.answer)
             .context("reading the answer")?;
         let answer_word = &game.guesses()[answer as usize];
         if answer_word.len() != BOARD {

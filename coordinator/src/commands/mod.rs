@@ -12,6 +12,7 @@ pub mod export;
 pub mod feedback;
 pub mod games;
 pub mod guard;
+pub mod outcome;
 pub mod play;
 pub mod plot;
 pub mod puzzle;

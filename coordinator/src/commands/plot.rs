@@ -12,7 +12,7 @@ use std::sync::Once;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::{ArgGroup, Args};
-use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, View};
+use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, Label, View};
 use hakase_core::strategies::play::play_tree;
 use hakase_core::strategies::scoreboard::guesses_per_answer;
 use hakase_core::strategies::universe::Universe;
@@ -69,6 +69,9 @@ struct BarJson {
     /// "optimum" or the heuristic's name.
     strategy: String,
     first_guess: String,
+    /// What the bar's numbers are: `proven-optimal`, `exact` (optimal given its first
+    /// guess, as a `solve --first W` run is) or `heuristic`.
+    label: Label,
     /// `distribution[k]` answers took `k + 1` guesses.
     distribution: Vec<u64>,
     /// Guesses over the answers found, their mean and the most any needed.
@@ -80,7 +83,7 @@ struct BarJson {
 }
 
 impl BarJson {
-    fn new(strategy: &str, first_guess: &str, guesses: &[Option<u32>]) -> BarJson {
+    fn new(strategy: &str, first_guess: &str, label: Label, guesses: &[Option<u32>]) -> BarJson {
         let found: Vec<u32> = guesses.iter().flatten().copied().collect();
         let worst = found.iter().copied().max().unwrap_or(0);
         let mut distribution = vec![0u64; worst as usize];
@@ -91,6 +94,7 @@ impl BarJson {
         BarJson {
             strategy: strategy.to_string(),
             first_guess: first_guess.to_string(),
+            label,
             distribution,
             total,
             mean: total as f64 / found.len().max(1) as f64,
@@ -108,9 +112,8 @@ impl View for PlotReport {
         for bar in &self.bars {
             writeln!(
                 out,
-                "{} ({}): total {}, mean {:.4}, worst {}, guesses {}{}",
-                bar.strategy,
-                bar.first_guess,
+                "{}: total {}, mean {:.4}, worst {}, guesses {}{}",
+                bar_label(&bar.strategy, &bar.first_guess, bar.label),
                 bar.total,
                 bar.mean,
                 bar.worst,
@@ -123,6 +126,15 @@ impl View for PlotReport {
             )?;
         }
         Ok(())
+    }
+}
+
+/// A bar's name as drawn and printed: the optimum of a run restricted to its first guess
+/// is optimal only given that guess, and says so; a heuristic's bar names the heuristic.
+fn bar_label(strategy: &str, first: &str, label: Label) -> String {
+    match label {
+        Label::Exact => format!("{strategy} given the first guess {first}"),
+        Label::ProvenOptimal | Label::Heuristic => format!("{strategy} ({first})"),
     }
 }
 
@@ -146,6 +158,7 @@ impl Plot {
         let player = Greedy(strategy(&self.strategy)?);
         let tree = play_tree(game, &run.table, &player, &Universe::answers(game), None);
         let optimum_first = game.guess_text(oracle.tree().guess).to_string();
+        let optimum_label = run.label(oracle.tree().guess);
         let heuristic_first = game.guess_text(tree.guess).to_string();
         let heuristic = guesses_per_answer(&tree, &run.table, answers);
         let report = PlotReport {
@@ -158,17 +171,22 @@ impl Plot {
                 .map(|p| p.display().to_string())
                 .collect(),
             bars: vec![
-                BarJson::new("optimum", &optimum_first, &optimal),
-                BarJson::new(&self.strategy, &heuristic_first, &heuristic),
+                BarJson::new("optimum", &optimum_first, optimum_label, &optimal),
+                BarJson::new(
+                    &self.strategy,
+                    &heuristic_first,
+                    Label::Heuristic,
+                    &heuristic,
+                ),
             ],
         };
         let bars = [
             Bar {
-                label: format!("optimum ({optimum_first})"),
+                label: bar_label("optimum", &optimum_first, optimum_label),
                 guesses: optimal,
             },
             Bar {
-                label: format!("{} ({heuristic_first})", self.strategy),
+                label: bar_label(&self.strategy, &heuristic_first, Label::Heuristic),
                 guesses: heuristic,
             },
         ];

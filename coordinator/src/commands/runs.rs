@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
+use hakase_coordinator::query::run::check_data_dir;
 use hakase_coordinator::query::run::{list, RunSummary, DEFAULT_DATA_DIR};
 
 use hakase_coordinator::cluster::store::Damage;
@@ -157,6 +158,8 @@ impl View for RunsJson {
 impl Runs {
     /// Reads every run's manifest and solution and prints the table.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        // A mistyped --data must not read as "no runs yet".
+        check_data_dir(&self.data)?;
         let runs = list(&self.data)
             .into_iter()
             .map(|item| match item {

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::output::JsonArg;
+use hakase_coordinator::output::{plural, JsonArg};
+use hakase_coordinator::query::run::{check_data_dir, RunError};
 use hakase_coordinator::query::{
     serve_live, LiveCatalog, QueryService, ScanReport, ServiceLimits, Sources, TreeSource,
     DEFAULT_DATA_DIR,
@@ -113,9 +114,34 @@ impl Serve {
         }
     }
 
+    /// Refuses a data directory that is a file (it can never hold runs), and warns of one
+    /// that does not exist yet: serving it is still useful, since runs written there later
+    /// are picked up, but a mistyped path must not pass unnoticed.
+    fn check_data_dirs(&self, dirs: &[PathBuf]) -> Result<()> {
+        for dir in dirs {
+            match check_data_dir(dir) {
+                Ok(()) => {}
+                Err(RunError::NoDataDir(_)) => {
+                    let when = match self.rescan_secs {
+                        0 => "after POST /api/v1/rescan".to_string(),
+                        s => format!("within {}", plural(s, "second", "seconds")),
+                    };
+                    eprintln!(
+                        "warning: the data directory {} does not exist (yet); runs written \
+                         there are served {when}",
+                        dir.display()
+                    );
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+
     /// Loads the runs and serves until Ctrl-C or SIGTERM.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         let sources = self.sources();
+        self.check_data_dirs(&sources.data_dirs)?;
         let (catalog, report) = LiveCatalog::scan(sources.clone());
         print_skipped(&report, &[]);
         if report.runs.is_empty() && sources.data_dirs.is_empty() {

@@ -22,6 +22,7 @@ use hakase_coordinator::query::treerun::about;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::outcome::NoWin;
 use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
 use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, Table, View};
@@ -189,6 +190,7 @@ impl Solve {
             .given_first(single.is_some().then(|| first_text(game, &solution)))
             .listed(listed.as_ref().map(Vec::len), game, &solution);
         emit(out, self.output, &summary)?;
+        summary.require_win()?;
         // The result is printed first: a failed write loses only the file.
         self.write_tree_out(game, table, &solution)
     }
@@ -282,6 +284,7 @@ impl Solve {
             .listed(listed, game, solution);
         summary.damage = (!damage.is_empty()).then_some(damage);
         emit(out, self.output, &summary)?;
+        summary.require_win()?;
         if !self.output.json {
             report::write_chart(out, game, table, solution)?;
             if scope.is_ranking() {
@@ -355,6 +358,7 @@ impl Solve {
         let summary = Summary::new(game, solution, self.top, started.elapsed(), outcome.nodes)
             .given_first(Some(word));
         emit(out, self.output, &summary)?;
+        summary.require_win()?;
         if !self.output.json {
             writeln!(out, "stored as run {}", db.display())?;
         }
@@ -551,6 +555,48 @@ impl Summary {
     }
 }
 
+impl Summary {
+    /// Fails with [`NoWin`] (exit status 3) when no strategy wins every answer: the summary
+    /// printed says so, and a script must not read it as a solved game.
+    fn require_win(&self) -> Result<()> {
+        if self.possible {
+            return Ok(());
+        }
+        Err(NoWin {
+            guesses_left: self.guesses_left,
+        }
+        .into())
+    }
+
+    /// The plain sentence for a game no strategy wins within the guesses allowed, and what
+    /// to change.
+    fn no_win_text(&self, out: &mut dyn Write) -> Result<()> {
+        let within = match self.options.max_guesses {
+            Some(_) => plural(self.guesses_left, "guess", "guesses"),
+            None => plural(self.guesses_left, "try", "tries"),
+        };
+        let strategy = match &self.first_guess_fixed {
+            Some(first) => format!("no strategy starting with {first}"),
+            None => "no strategy".to_string(),
+        };
+        if self.proven {
+            writeln!(out, "{strategy} wins every answer within {within} (proven)")?;
+        } else {
+            writeln!(
+                out,
+                "the restricted search found {strategy} that wins every answer within {within} \
+                 (not proven: a search without --top-k may find one)"
+            )?;
+        }
+        let more = match self.options.max_guesses {
+            Some(_) => "allow more guesses with a larger --max-guesses",
+            None => "allow more with --tries N",
+        };
+        writeln!(out, "{more}")?;
+        Ok(())
+    }
+}
+
 impl View for Summary {
     fn text(&self, out: &mut dyn Write) -> Result<()> {
         let claim = &self.claim;
@@ -574,12 +620,7 @@ impl View for Summary {
                 .map_or(String::new(), |k| format!(", top-{k} search"))
         )?;
         let (Some(first), Some(total)) = (&self.first_guess, self.total) else {
-            writeln!(
-                out,
-                "impossible: no strategy finds every answer within {} ({claim})",
-                plural(self.guesses_left, "guess", "guesses")
-            )?;
-            return Ok(());
+            return self.no_win_text(out);
         };
         let of = match self.first_guesses_listed {
             Some(n) => format!(

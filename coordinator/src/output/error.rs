@@ -63,7 +63,11 @@ fn classify(err: &anyhow::Error, interrupted: bool) -> ErrorKind {
         {
             return ErrorKind::Input;
         }
-        if let Some(crate::query::run::RunError::NotFound { .. }) = cause.downcast_ref() {
+        if let Some(
+            crate::query::run::RunError::NotFound { .. }
+            | crate::query::run::RunError::NoDataDir(_),
+        ) = cause.downcast_ref()
+        {
             return ErrorKind::NotFound;
         }
         if let Some(e) = cause.downcast_ref::<io::Error>() {

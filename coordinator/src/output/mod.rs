@@ -3,6 +3,7 @@
 //! field names documented in docs/json.md). Keeping both renderings behind one call is what
 //! keeps the commands speaking with one voice.
 
+pub mod chart_table;
 pub mod error;
 pub mod progress;
 pub mod run_report;

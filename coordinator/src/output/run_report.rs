@@ -3,11 +3,12 @@
 
 use std::io::{self, Write};
 
-use hakase_core::history::partition;
+use hakase_core::query::Oracle;
 use hakase_core::solver::Solution;
 use hakase_core::{FeedbackTable, Game, GuessId};
 use serde_json::json;
 
+use super::chart_table::{write_chart_lines, ChartLine};
 use crate::cluster::store::{Damage, Reopened};
 
 /// Writes what a reopened run found beyond the counts its resume line states (a lost
@@ -59,7 +60,7 @@ pub fn write_text(
     solution: &Solution,
     top: usize,
     unchecked: &[GuessId],
-) -> io::Result<()> {
+) -> anyhow::Result<()> {
     let proven = match (solution.proven, unchecked.len()) {
         (false, _) => "not proven (restricted search)".to_string(),
         (true, 0) => "proven".to_string(),
@@ -116,32 +117,33 @@ pub fn write_text(
     write_chart(out, game, table, solution)
 }
 
-/// Writes the chart of the optimal first guess: each feedback, answers left, second guess.
+/// Writes the chart of the optimal first guess in the layout `chart --run` prints: each
+/// feedback, answers left, second guess, the branch's total and worst case, and the winning
+/// row. A solution without a tree (an impossible game) has no chart.
 pub fn write_chart(
     out: &mut dyn Write,
     game: &Game,
     table: &FeedbackTable,
     solution: &Solution,
-) -> io::Result<()> {
-    if let Some(tree) = &solution.tree {
-        let len = game.guesses()[tree.guess as usize].len();
-        writeln!(out, "chart of {}:", game.guess_text(tree.guess))?;
-        let parts = partition(table, tree.guess, &game.all_answers());
-        for (pattern, sub) in &tree.branches {
-            let count = parts
-                .iter()
-                .find(|(p, _)| p == pattern)
-                .map_or(0, |(_, part)| part.len());
-            writeln!(
-                out,
-                "{} {} {}",
-                pattern.format(len, game.style()),
-                count,
-                game.guess_text(sub.guess)
-            )?;
-        }
-    }
-    Ok(())
+) -> anyhow::Result<()> {
+    let Ok(oracle) = Oracle::new(game, table, solution) else {
+        return Ok(());
+    };
+    let chart = oracle.chart(None)?;
+    let len = game.guesses()[chart.first as usize].len();
+    writeln!(out, "chart of {}:", game.guess_text(chart.first))?;
+    let lines: Vec<ChartLine> = chart
+        .rows
+        .iter()
+        .map(|r| ChartLine {
+            pattern: r.row.pattern.format(len, game.style()),
+            count: r.row.candidates.len(),
+            second_guess: r.row.second.map(|g| game.guess_text(g).to_string()),
+            total: r.row.second.map(|_| r.total),
+            worst: r.row.second.map(|_| r.worst),
+        })
+        .collect();
+    write_chart_lines(out, &lines, true)
 }
 
 /// The machine-readable report: the whole solution plus names for people, and the first

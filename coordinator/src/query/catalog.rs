@@ -1,7 +1,7 @@
 //! The runs a query server answers for, loaded once and shared read-only by every request.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use thiserror::Error;
@@ -61,19 +61,6 @@ impl RunCatalog {
     /// One run directory.
     pub fn single(path: &Path) -> Result<RunCatalog, RunError> {
         Ok(RunCatalog::new([run::load_path(path)?]))
-    }
-
-    /// Every readable run under `data`, and the ones skipped with their errors.
-    pub fn load_data_dir(data: &Path) -> (RunCatalog, Vec<(PathBuf, Box<RunError>)>) {
-        let mut loaded = Vec::new();
-        let mut skipped = Vec::new();
-        for item in run::list(data) {
-            match item {
-                Ok(run) => loaded.push(run),
-                Err(e) => skipped.push(e),
-            }
-        }
-        (RunCatalog::new(loaded), skipped)
     }
 
     /// The run called `name`; an empty name picks the only run.

@@ -71,6 +71,9 @@ pub fn of_core(e: &Error, step: usize) -> Option<Message> {
             "unknown_word",
             [step.to_string(), word.clone(), suggestions.join(", ")],
         ),
+        Error::UnknownAnswer { word, suggestions } => {
+            Message::new("unknown_answer", [word.clone(), suggestions.join(", ")])
+        }
         Error::NotAnAnswer(word) => Message::new("not_an_answer", [word.clone()]),
         Error::BadPattern { text, .. } => {
             Message::new("bad_pattern", [step.to_string(), text.clone()])
@@ -96,7 +99,7 @@ pub fn of_core(e: &Error, step: usize) -> Option<Message> {
 /// The key of a query error.
 pub fn of_query(e: &QueryError) -> Option<Message> {
     Some(match e {
-        QueryError::BadStep { step, source } => return of_core(source, *step),
+        QueryError::BadStep { step, error } => return of_core(error, *step),
         QueryError::History(source) => return of_core(source, 0),
         QueryError::TooLong { steps, tries } => {
             Message::new("too_long", [steps.to_string(), tries.to_string()])

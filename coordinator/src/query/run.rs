@@ -36,6 +36,15 @@ pub enum RunError {
          data directory (see `hakase runs`); a tree file is checked with `hakase verify FILE`"
     )]
     File(PathBuf),
+    /// A data directory (`--data`) that does not exist: listing it would read as "no runs".
+    #[error(
+        "the data directory {0} does not exist (`hakase solve` stores its runs under \
+         hakase-data/ by default; --data DIR lists another)"
+    )]
+    NoDataDir(PathBuf),
+    /// A data directory (`--data`) that is a file.
+    #[error("the data directory {0} is a file: --data takes a directory of runs (or one run)")]
+    DataIsFile(PathBuf),
     /// A directory without a run database in it.
     #[error("{0} is not a run database")]
     NotARun(PathBuf),
@@ -99,13 +108,13 @@ pub enum RunError {
     /// The run is not finished: it has no optimal tree to answer from yet.
     #[error("run {0} is not finished: it has no optimal tree yet (resume its solve first)")]
     Unfinished(PathBuf),
-    /// The run is finished but no strategy exists.
-    #[error("run {path}: {source}")]
+    /// The run is finished but no strategy exists. The oracle's words are the message, not a `source()`, so they print once.
+    #[error("run {path}: {error}")]
     Query {
         /// The run directory.
         path: PathBuf,
         /// What the oracle said.
-        source: QueryError,
+        error: QueryError,
     },
 }
 
@@ -138,9 +147,9 @@ impl LoadedRun {
             .solution
             .as_ref()
             .ok_or_else(|| RunError::Unfinished(self.path.clone()))?;
-        Oracle::new(&self.game, &self.table, solution).map_err(|source| RunError::Query {
+        Oracle::new(&self.game, &self.table, solution).map_err(|error| RunError::Query {
             path: self.path.clone(),
-            source,
+            error,
         })
     }
 
@@ -423,6 +432,16 @@ pub fn run_dirs(data: &Path) -> Vec<PathBuf> {
         dirs.extend(subdirs);
     }
     dirs
+}
+
+/// Fails unless `data` is a directory, so a mistyped `--data` is reported instead of
+/// listing nothing.
+pub fn check_data_dir(data: &Path) -> Result<(), RunError> {
+    match std::fs::metadata(data) {
+        Ok(meta) if meta.is_dir() => Ok(()),
+        Ok(_) => Err(RunError::DataIsFile(data.to_path_buf())),
+        Err(_) => Err(RunError::NoDataDir(data.to_path_buf())),
+    }
 }
 
 /// Every run under `data` (see [`run_dirs`]). Runs that cannot be read are listed with their

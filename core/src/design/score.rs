@@ -199,17 +199,6 @@ impl<'g> Scorer<'g> {
         }
         None
     }
-
-    /// A lower bound on the total with `letters` first, from the part sizes alone.
-    pub fn part_bound(&self, letters: Letters) -> u32 {
-        let left = self.cap.saturating_sub(1);
-        self.parts(letters)
-            .iter()
-            .fold(self.answers, |s, (_, p)| {
-                s.saturating_add(min_total(p.len() as u32, left, self.branching))
-            })
-            .min(INFEASIBLE)
-    }
 }
 
 fn exact_below(value: u32, beta: u32) -> Total {

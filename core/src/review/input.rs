@@ -89,7 +89,7 @@ pub fn read_game(
         }
         .into());
     }
-    let bad = |step: usize| move |source: Error| QueryError::BadStep { step, source };
+    let bad = |step: usize| move |error: Error| QueryError::BadStep { step, error };
     let guesses = input
         .words
         .iter()

@@ -50,8 +50,9 @@ pub struct Row {
     /// The first guess it played.
     #[serde(rename = "first_guess")]
     pub first: String,
-    /// Where its guesses come from.
-    pub universe: String,
+    /// Where its candidates come from (the frequency strategies); `None` for a strategy
+    /// that takes none, null in JSON.
+    pub universe: Option<String>,
     /// Answers played.
     pub answers: usize,
     /// Fewest guesses any answer needed.
@@ -60,10 +61,11 @@ pub struct Row {
     pub mean: f64,
     /// Most guesses any found answer needed.
     pub max: u32,
-    /// Answers not found within the game's tries (never found included).
-    pub failures: usize,
+    /// Answers not found within the game's tries (never found included), as the game
+    /// writes them: the same list `evaluate` gives.
+    pub failures: Vec<String>,
     /// Answers never found at all.
-    pub unsolved: usize,
+    pub unsolved: Vec<String>,
     /// Sum of guesses over the answers found.
     pub total: u64,
     /// `distribution[k]` answers took `k + 1` guesses.
@@ -83,7 +85,7 @@ pub fn row(
     game: &Game,
     strategy: &str,
     first: GuessId,
-    universe: &str,
+    universe: Option<&str>,
     label: &'static str,
     guesses: &[Option<u32>],
     optimum: Option<&[Option<u32>]>,
@@ -95,12 +97,19 @@ pub fn row(
     for &g in &found {
         distribution[g as usize - 1] += 1;
     }
-    let unsolved = guesses.len() - found.len();
-    let failures = unsolved + found.iter().filter(|&&g| g > game.tries()).count();
+    let words = |lost: &dyn Fn(Option<u32>) -> bool| -> Vec<String> {
+        (0..guesses.len() as AnswerId)
+            .zip(guesses)
+            .filter(|(_, g)| lost(**g))
+            .map(|(answer, _)| game.answer_text(answer).to_string())
+            .collect()
+    };
+    let unsolved = words(&|g| g.is_none());
+    let failures = words(&|g| g.is_none_or(|g| g > game.tries()));
     let optimum_total: Option<u64> =
         optimum.map(|o| o.iter().flatten().map(|&g| u64::from(g)).sum());
     let extra = optimum_total
-        .filter(|_| unsolved == 0)
+        .filter(|_| unsolved.is_empty())
         .map(|o| total as i64 - o as i64);
     let optimal_percent = optimum.map(|o| {
         let at_most = guesses
@@ -113,7 +122,7 @@ pub fn row(
     Row {
         strategy: strategy.to_string(),
         first: game.guess_text(first).to_string(),
-        universe: universe.to_string(),
+        universe: universe.map(str::to_string),
         answers: guesses.len(),
         min: found.iter().copied().min().unwrap_or(0),
         mean: if found.is_empty() {

@@ -58,8 +58,8 @@ fn table(comparison: &Comparison) -> Markup {
                 @for e in &comparison.entries {
                     @let r = &e.row;
                     tr {
-                        td { (r.strategy) } td { (r.first) } td { (r.universe) } td.n { (r.min) }
-                        td.n { (format!("{:.4}", r.mean)) } td.n { (r.max) } td.n { (r.failures) }
+                        td { (r.strategy) } td { (r.first) } td { (r.universe.as_deref().unwrap_or("—")) } td.n { (r.min) }
+                        td.n { (format!("{:.4}", r.mean)) } td.n { (r.max) } td.n { (r.failures.len()) }
                         td.n { (r.total) }
                         td.n { (r.extra.map_or("—".to_string(), |x| format!("{x:+}"))) }
                         td.n { (r.optimal_percent.map_or("—".to_string(), |p| format!("{p:.1}%"))) }

@@ -313,7 +313,7 @@ pub fn compare(
             game,
             &reference.label,
             tree.guess,
-            "—",
+            None,
             reference.trust.name(),
             best,
             Some(best),
@@ -332,11 +332,7 @@ pub fn compare(
         };
         let guesses = guesses_per_answer(&tree, table, answers);
         // Every contender, top-k included, only bounds the optimum from above.
-        let universe_label = if contender.uses_universe() {
-            universe.label()
-        } else {
-            "—"
-        };
+        let universe_label = contender.uses_universe().then(|| universe.label());
         let row = row(
             game,
             &contender.label(),
@@ -460,11 +456,11 @@ impl Comparison {
                 "{} {} {} {:>4} {:>8.4} {:>4} {:>5} {:>7} {:>7} {:>7}  {}",
                 pad(&r.strategy, width),
                 pad(&r.first, 10),
-                pad(&r.universe, universe_width),
+                pad(r.universe.as_deref().unwrap_or("—"), universe_width),
                 r.min,
                 r.mean,
                 r.max,
-                r.failures,
+                r.failures.len(),
                 r.total,
                 r.extra.map_or("—".to_string(), |x| format!("{x:+}")),
                 r.optimal_percent

@@ -83,6 +83,7 @@ const TEXT = {
     reviewAnswers: (a, b) => `${a} → ${b} 個`,
     errors: {
       unknown_word: (step, w, s) => `${step !== "0" ? `${step} 手目: ` : ""}「${w}」はこのゲームで使える単語ではありません${s ? `（もしかして ${s}）` : ""}。`,
+      unknown_answer: (w, s) => `「${w}」はこのゲームの単語ではないので、答えにはなりません${s ? `（もしかして ${s}）` : ""}。`,
       not_an_answer: (w) => `「${w}」は答えになりえない単語です。`,
       bad_pattern: (step, p) => `${step !== "0" ? `${step} 手目: ` : ""}色「${p}」を読めません（灰黄緑・BYG・⬛🟨🟩・012 で文字数分）。`,
       no_answer_fits: (step, g, p) => `${step} 手目（${g} ${p}）: これまでの手と合わせて、この色に合う答えがありません。`,
