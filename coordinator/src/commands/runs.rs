@@ -18,9 +18,10 @@ use serde::Serialize;
 /// guess and total.
 #[derive(Debug, Args)]
 pub struct Runs {
-    /// The data directory (itself a run, or holding one run per subdirectory).
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
-    pub data: PathBuf,
+    /// The data directory (itself a run, or holding one run per subdirectory; default
+    /// hakase-data, where `hakase solve` stores its runs).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
 
     /// Text or JSON.
     #[command(flatten)]
@@ -158,9 +159,16 @@ impl View for RunsJson {
 impl Runs {
     /// Reads every run's manifest and solution and prints the table.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        // A mistyped --data must not read as "no runs yet".
-        check_data_dir(&self.data)?;
-        let runs = list(&self.data)
+        // A mistyped --data must not read as "no runs yet"; the default directory is only
+        // missing until the first solve.
+        let data = match self.data {
+            Some(data) => {
+                check_data_dir(&data)?;
+                data
+            }
+            None => PathBuf::from(DEFAULT_DATA_DIR),
+        };
+        let runs = list(&data)
             .into_iter()
             .map(|item| match item {
                 Ok(run) => run.summary().into(),
@@ -188,7 +196,7 @@ impl Runs {
             })
             .collect();
         let view = RunsJson {
-            data: self.data.display().to_string(),
+            data: data.display().to_string(),
             runs,
         };
         emit(out, self.output, &view)
