@@ -50,6 +50,21 @@ pub fn damage_text(damage: &Damage) -> String {
     format!("found damaged and recomputed: {}", parts.join(", "))
 }
 
+/// How far a run's result is proven, in the words of its headline: a restricted search
+/// proves nothing, and rows resting on unchecked worker claims are proven only if those
+/// hold. The live page says it in the same words.
+pub fn proof_words(proven: bool, unchecked: usize) -> String {
+    match (proven, unchecked) {
+        (false, _) => "not proven (restricted search)".to_string(),
+        (true, 0) => "proven".to_string(),
+        (true, n) => format!(
+            "proven if {n} unchecked worker claim{} hold{}, marked *; --audit-fraction 1 checks all",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" }
+        ),
+    }
+}
+
 /// Writes the human-readable report. `unchecked` names the first guesses whose row rests on
 /// a worker's claim the audit did not re-run: the result is proven only if those hold, so
 /// the headline and those rows say so instead of a bare "proven".
@@ -61,15 +76,7 @@ pub fn write_text(
     top: usize,
     unchecked: &[GuessId],
 ) -> anyhow::Result<()> {
-    let proven = match (solution.proven, unchecked.len()) {
-        (false, _) => "not proven (restricted search)".to_string(),
-        (true, 0) => "proven".to_string(),
-        (true, n) => format!(
-            "proven if {n} unchecked worker claim{} hold{}, marked *; --audit-fraction 1 checks all",
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "s" } else { "" }
-        ),
-    };
+    let proven = proof_words(solution.proven, unchecked.len());
     let Some(best) = solution.best else {
         writeln!(
             out,

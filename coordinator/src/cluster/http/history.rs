@@ -126,6 +126,7 @@ mod tests {
             ranking: Vec::new(),
             eta_secs: None,
             audit: Default::default(),
+            damage: None,
         }
     }
 

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use super::history::{History, Sample};
 use crate::cluster::engine::Engine;
+use crate::output::run_report::proof_words;
 
 /// The page.
 pub const LIVE_HTML: &str = include_str!("static/live.html");
@@ -133,6 +134,9 @@ pub struct RunView {
     pub history: Vec<Sample>,
     /// How the results were checked so far, in one line.
     pub audit: String,
+    /// How far the result is proven, in the headline's words ("proven", "proven if 492
+    /// unchecked worker claims hold, …").
+    pub proof: String,
 }
 
 impl Live {
@@ -212,6 +216,10 @@ impl Live {
             workers,
             history,
             audit: snap.audit.line(),
+            proof: proof_words(
+                self.engine.config.top_k.is_none(),
+                snap.audit.unchecked_guesses.len(),
+            ),
         }
     }
 

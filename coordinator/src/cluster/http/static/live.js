@@ -134,7 +134,7 @@ function render(run) {
   $("result").hidden = !run.finished;
   if (run.finished && run.best) {
     $("result-guess").textContent = run.best.guess;
-    $("result-total").textContent = `total ${run.best.total}, mean ${run.best.mean.toFixed(4)} guesses: the proven optimal first guess`;
+    $("result-total").textContent = `total ${run.best.total}, mean ${run.best.mean.toFixed(4)} guesses (${run.proof})`;
     $("result-audit").textContent = run.audit;
   }
   $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
