@@ -249,8 +249,9 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
         "{audit}"
     );
     assert!(audit["lies_caught"].as_u64() >= Some(2), "{audit}");
-    // The runner-up's claim and the best first guess's lower side.
-    assert!(audit["rerun_decisive"].as_u64() == Some(2), "{audit}");
+    // The runner-up's claim and the best first guess's lower side, and any claim that
+    // states more than its cutoff (how many depends on what was leased before the incumbent).
+    assert!(audit["rerun_decisive"].as_u64() >= Some(2), "{audit}");
     assert!(audit["exact_verified"].as_u64() >= Some(1), "{audit}");
     println!(
         "malicious: bounds forged, a foreign job id and a swapped tree; result {}; {}",
