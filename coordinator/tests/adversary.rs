@@ -109,6 +109,11 @@ fn forge(
     }
 }
 
+/// A solver of the engine's game under `config`, for the workers of a schedule.
+fn workbench(engine: &Engine, config: SolverConfig) -> Workbench {
+    Workbench::new(engine.game.clone(), config, None, 1_000_000)
+}
+
 /// A valid tree for `spec` that is not the optimal one: the least-worst-case tree, its
 /// total counted. Exact with that total (which may equal the optimum: then no lie).
 fn suboptimal(worst: &Workbench, spec: &JobSpec) -> Option<JobAnswer> {
@@ -146,20 +151,21 @@ fn run(
         audit: Some(AuditPolicy::with_fraction(fraction)),
         ..EngineParams::default()
     };
-    let config = SolverConfig::default();
     let engine = Engine::new(
         load_preset(GAME).expect("preset"),
-        config.clone(),
+        SolverConfig::default(),
         &db,
         params,
     )
     .expect("engine");
-    let bench = Workbench::new(engine.game.clone(), config, None, 1_000_000);
-    let worst_config = SolverConfig {
-        objective: Objective::Worst,
-        ..SolverConfig::default()
-    };
-    let worst = Workbench::new(engine.game.clone(), worst_config, None, 1_000_000);
+    let bench = workbench(&engine, SolverConfig::default());
+    let worst = workbench(
+        &engine,
+        SolverConfig {
+            objective: Objective::Worst,
+            ..SolverConfig::default()
+        },
+    );
     let stop = AtomicBool::new(false);
     let mut rng = Rng(seed);
     let mut tally = Tally::default();
@@ -374,25 +380,28 @@ fn lie_on_the_best(
         audit: Some(AuditPolicy::with_fraction(fraction)),
         ..EngineParams::default()
     };
-    let config = SolverConfig::default();
     let engine = Engine::new(
         load_preset(GAME).expect("preset"),
-        config.clone(),
+        SolverConfig::default(),
         &db,
         params,
     )
     .expect("engine");
-    let bench = Workbench::new(engine.game.clone(), config, None, 1_000_000);
-    let worst_config = SolverConfig {
-        objective: Objective::Worst,
-        ..SolverConfig::default()
-    };
-    let worst = Workbench::new(engine.game.clone(), worst_config, None, 1_000_000);
-    let greedy_config = SolverConfig {
-        top_k: Some(1),
-        ..SolverConfig::default()
-    };
-    let greedy = Workbench::new(engine.game.clone(), greedy_config, None, 1_000_000);
+    let bench = workbench(&engine, SolverConfig::default());
+    let worst = workbench(
+        &engine,
+        SolverConfig {
+            objective: Objective::Worst,
+            ..SolverConfig::default()
+        },
+    );
+    let greedy = workbench(
+        &engine,
+        SolverConfig {
+            top_k: Some(1),
+            ..SolverConfig::default()
+        },
+    );
     let liar = engine.register(2, None).expect("register");
     let honest = engine.register(2, None).expect("register");
     let stop = AtomicBool::new(false);

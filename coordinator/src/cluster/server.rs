@@ -429,13 +429,7 @@ impl Admin for Services {
             longest_job_millis: s.counters.longest_job_millis,
             nodes: s.counters.nodes,
             eta_secs: s.eta_secs.unwrap_or(-1.0),
-            damage: s.damage.map(|d| StoreDamage {
-                settled_unreadable: d.settled_unreadable,
-                settled_lost: d.settled_lost,
-                results_unreadable: d.results_unreadable,
-                results_lost: d.results_lost,
-                solution_lost: d.solution_lost,
-            }),
+            damage: s.damage.map(StoreDamage::from),
         }))
     }
 }

@@ -279,6 +279,31 @@ impl Damage {
     }
 }
 
+/// The wire form of [`Damage`] (`hakase status`).
+impl From<Damage> for hakase_proto::v1::StoreDamage {
+    fn from(d: Damage) -> Self {
+        hakase_proto::v1::StoreDamage {
+            settled_unreadable: d.settled_unreadable,
+            settled_lost: d.settled_lost,
+            results_unreadable: d.results_unreadable,
+            results_lost: d.results_lost,
+            solution_lost: d.solution_lost,
+        }
+    }
+}
+
+impl From<hakase_proto::v1::StoreDamage> for Damage {
+    fn from(d: hakase_proto::v1::StoreDamage) -> Self {
+        Damage {
+            settled_unreadable: d.settled_unreadable,
+            settled_lost: d.settled_lost,
+            results_unreadable: d.results_unreadable,
+            results_lost: d.results_lost,
+            solution_lost: d.solution_lost,
+        }
+    }
+}
+
 /// What opening the run read back, for the resumed run's summary: a resume that recomputes
 /// damaged work must say so, or damage looks like nothing happened.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

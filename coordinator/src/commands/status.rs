@@ -114,13 +114,7 @@ impl StatusView {
                     value: r.value,
                 })
                 .collect(),
-            damage: reply.damage.map(|d| Damage {
-                settled_unreadable: d.settled_unreadable,
-                settled_lost: d.settled_lost,
-                results_unreadable: d.results_unreadable,
-                results_lost: d.results_lost,
-                solution_lost: d.solution_lost,
-            }),
+            damage: reply.damage.map(Damage::from),
         }
     }
 }

@@ -35,7 +35,9 @@ pub fn routes() -> Router<Arc<QueryService>> {
         )
 }
 
-fn page(body: &'static str, mime: &'static str) -> impl IntoResponse {
+/// An embedded file as a response, revalidated on every load (`no-cache`) and never
+/// sniffed: every page the binary serves (this one and the coordinator's live page).
+pub(crate) fn page(body: &'static str, mime: &'static str) -> impl IntoResponse {
     (
         [
             (header::CONTENT_TYPE, mime),

@@ -15,6 +15,7 @@ use serde::Serialize;
 use super::history::{History, Sample};
 use crate::cluster::engine::Engine;
 use crate::output::run_report::proof_words;
+use crate::web::assets::page;
 
 /// The page.
 pub const LIVE_HTML: &str = include_str!("static/live.html");
@@ -254,15 +255,4 @@ pub fn page_routes() -> Router<Arc<Live>> {
             "/live.css",
             get(|| async { page(LIVE_CSS, "text/css; charset=utf-8") }),
         )
-}
-
-fn page(body: &'static str, mime: &'static str) -> impl IntoResponse {
-    (
-        [
-            (header::CONTENT_TYPE, mime),
-            (header::CACHE_CONTROL, "no-cache"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        ],
-        body,
-    )
 }
