@@ -7,48 +7,9 @@ use thiserror::Error;
 /// Errors of the coordinator's library.
 #[derive(Debug, Error)]
 pub enum ClusterError {
-    /// The run database could not be opened, read or written.
-    #[error("run database {path}: {source}")]
-    Store {
-        /// The database directory.
-        path: PathBuf,
-        /// sled's error.
-        source: sled::Error,
-    },
-    /// A stored record could not be decoded (a newer or damaged database).
-    #[error("run database {path}: cannot read {what}: {why}")]
-    Corrupt {
-        /// The database directory.
-        path: PathBuf,
-        /// Which record.
-        what: String,
-        /// The decoder's message.
-        why: String,
-    },
-    /// The database files are damaged (sled panicked or found corruption opening them).
-    #[error(
-        "run {path} is damaged: {why}; its results can be recomputed: move the directory \
-         away and run the same solve (or coordinator) command again"
-    )]
-    Damaged {
-        /// The database directory.
-        path: PathBuf,
-        /// What sled said.
-        why: String,
-    },
-    /// The database holds a run of another game or other options.
-    #[error(
-        "run database {path} holds a run of {stored}; this command asks for {requested}. \
-         Use another --db directory, or delete {path} to start over"
-    )]
-    Mismatch {
-        /// The database directory.
-        path: PathBuf,
-        /// The stored run: game, fingerprint and options.
-        stored: String,
-        /// The requested run.
-        requested: String,
-    },
+    /// The run directory could not be opened, read or written, or holds another run.
+    #[error(transparent)]
+    Run(#[from] crate::runs::RunError),
     /// A job result that contradicts its job (wrong tree, wrong value).
     #[error("result rejected: {0}")]
     BadResult(String),
@@ -75,7 +36,7 @@ pub enum ClusterError {
     #[error("{0}")]
     Transport(String),
     /// A local file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file.
         path: PathBuf,

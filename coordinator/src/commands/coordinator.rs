@@ -227,9 +227,9 @@ impl Coordinator {
             ..self.cut.params()
         };
         let db = self.db.clone().unwrap_or_else(|| {
-            let whole = super::solve::default_run_dir(game.name(), &config);
+            let whole = hakase_coordinator::runs::locate::default_run_dir(game.name(), &config);
             match self.cut.rank_all {
-                true => super::solve::scoped_run_dir(
+                true => hakase_coordinator::runs::locate::scoped_run_dir(
                     &whole,
                     &hakase_coordinator::cluster::store::RunScope::RankAll,
                 ),

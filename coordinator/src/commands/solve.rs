@@ -17,8 +17,9 @@ use serde::Serialize;
 
 use hakase_coordinator::cluster::store::{Damage, RunScope};
 use hakase_coordinator::query::claim::claim;
-use hakase_coordinator::query::firstrun::{first_run_dir, solve_first_run};
 use hakase_coordinator::query::treerun::about;
+use hakase_coordinator::runs::first::solve_first_run;
+use hakase_coordinator::runs::locate::{default_run_dir, first_run_dir, scoped_run_dir};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -686,35 +687,4 @@ impl Solve {
         }
         Ok(None)
     }
-}
-
-/// The directory of a run of `scope` beside the whole game's run `whole` (e.g.
-/// `hakase-data/wordle-rank-all`).
-pub fn scoped_run_dir(whole: &std::path::Path, scope: &RunScope) -> PathBuf {
-    let mut name = whole
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    name.push_str(&scope.dir_suffix());
-    whole.with_file_name(name)
-}
-
-/// Where a run lives when `--db` is not given: its own directory under ./hakase-data/, named
-/// after the game and every option that changes the result, so runs never collide.
-pub fn default_run_dir(game: &str, config: &SolverConfig) -> PathBuf {
-    let mut name = game.replace([':', '/', ' '], "-");
-    if config.objective == Objective::Worst {
-        name.push_str("-worst");
-    }
-    match config.mode {
-        Mode::Normal => {}
-        Mode::Hard => name.push_str("-hard"),
-        Mode::Strict => name.push_str("-strict"),
-    }
-    if let Some(cap) = config.max_guesses {
-        name.push_str(&format!("-max{cap}"));
-    }
-    if let Some(k) = config.top_k {
-        name.push_str(&format!("-top{k}"));
-    }
-    PathBuf::from(hakase_coordinator::query::run::DEFAULT_DATA_DIR).join(name)
 }

@@ -4,8 +4,6 @@
 
 pub mod catalog;
 pub mod claim;
-pub mod custom;
-pub mod firstrun;
 pub mod live;
 pub mod message;
 pub mod ranking;
@@ -16,6 +14,8 @@ pub mod stepchart;
 pub mod treerun;
 pub mod view;
 
+#[doc(hidden)]
+pub use crate::runs::first as firstrun;
 pub use catalog::{CatalogError, RunCatalog};
 pub use live::{LiveCatalog, ScanReport, Sources, TreeSource};
 pub use run::{LoadedRun, RunError, RunSummary, DEFAULT_DATA_DIR};

@@ -11,9 +11,10 @@ use hakase_core::solver::{FirstGuessValue, SolverConfig, INFEASIBLE};
 use hakase_core::Game;
 use serde::Serialize;
 
-use super::run::{read_records, rebuild_game, resolve, run_name, RunError, RunRecords};
 use crate::cluster::ranking_file::{self, RankingFileError};
 use crate::cluster::store::RunScope;
+use crate::runs::read::{read_records, rebuild_game, RunRecords};
+use crate::runs::{resolve, run_name, RunError};
 
 /// A run's ranking, read without holding the run.
 #[derive(Debug, Clone)]

@@ -605,6 +605,6 @@ impl Engine {
                 .put_ranking_file(&ranking, progress.total, progress.guesses_left, false)?;
         }
         self.store.touch()?;
-        self.store.flush()
+        Ok(self.store.flush()?)
     }
 }

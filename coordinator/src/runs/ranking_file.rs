@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use hakase_core::solver::{FirstGuessValue, SolverConfig};
 use serde::{Deserialize, Serialize};
 
-use super::store::RunScope;
+use super::RunScope;
 
 /// The file's name inside the run directory.
 pub const RANKING_FILE: &str = "hakase-ranking.json";
@@ -50,7 +50,7 @@ pub struct RankingSnapshot {
 #[derive(Debug, thiserror::Error)]
 pub enum RankingFileError {
     /// Reading failed.
-    #[error("reading {path}: {source}")]
+    #[error("reading {path}")]
     Io {
         /// The file.
         path: PathBuf,

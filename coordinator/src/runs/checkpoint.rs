@@ -16,8 +16,8 @@ use hakase_core::solver::{
 };
 use hakase_core::{FeedbackTable, Game, GuessId};
 
-use super::error::ClusterError;
-use super::store::{Reopened, RunScope, Store};
+use super::{Reopened, RunScope, Store};
+use crate::cluster::ClusterError;
 
 /// How a checkpointed run works.
 #[derive(Debug, Clone)]

@@ -1,12 +1,12 @@
 //! `solve --first W` as a run: the exact solve of one first guess stored in a run database
 //! like any other run, so `runs`, `query --run`, `chart --run` and `serve` read it. The run
 //! records its first guess (`meta/first`), and everything showing it says "proven optimal
-//! GIVEN THE FIRST GUESS W" (see [`super::claim`]).
+//! GIVEN THE FIRST GUESS W" (see [`crate::query::claim`]).
 //!
 //! One first guess is one unit of work: an interrupted solve keeps what it settled (lower
 //! budgets of the worst-case objective), a finished one answers at once when run again.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use hakase_core::solver::{
@@ -14,21 +14,8 @@ use hakase_core::solver::{
 };
 use hakase_core::{FeedbackTable, Game, GuessId};
 
-use crate::cluster::error::ClusterError;
-use crate::cluster::store::Store;
-
-/// The key under the run's `meta` tree holding the first guess (UTF-8 text).
-pub const FIRST_KEY: &str = "first";
-
-/// The run directory of a `--first W` solve: the whole game's run name with `-first-W`.
-pub fn first_run_dir(whole_game_dir: &Path, word: &str) -> PathBuf {
-    let mut name = whole_game_dir
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    name.push_str("-first-");
-    name.push_str(&word.replace(['/', ':', ' '], "-"));
-    whole_game_dir.with_file_name(name)
-}
+use super::layout::{FIRST_KEY, META_TREE};
+use super::{RunError, Store};
 
 /// What a stored first-guess solve gives back.
 #[derive(Debug)]
@@ -83,36 +70,10 @@ pub fn solve_first_run(
     pool: &rayon::ThreadPool,
     stop: &AtomicBool,
     progress: &(dyn Fn(Progress) + Sync),
-) -> Result<Option<FirstRunOutcome>, ClusterError> {
+) -> Result<Option<FirstRunOutcome>, RunError> {
     let store = Store::open(db, game, &config)?;
-    let word = game.guess_text(first);
-    let store_err = |source| ClusterError::Store {
-        path: db.to_path_buf(),
-        source,
-    };
-    let meta = store.db().open_tree("meta").map_err(store_err)?;
+    store.restrict_to_first(game.guess_text(first))?;
     let settled = store.load_settled()?;
-    match meta.get(FIRST_KEY).map_err(store_err)? {
-        Some(stored) if stored.as_ref() == word.as_bytes() => {}
-        Some(stored) => {
-            return Err(ClusterError::Mismatch {
-                path: db.to_path_buf(),
-                stored: format!("first guess {}", String::from_utf8_lossy(&stored)),
-                requested: format!("first guess {word}"),
-            })
-        }
-        None if !settled.is_empty() || store.solution()?.is_some() => {
-            return Err(ClusterError::Mismatch {
-                path: db.to_path_buf(),
-                stored: "the whole game (every first guess)".into(),
-                requested: format!("first guess {word} only"),
-            })
-        }
-        None => {
-            meta.insert(FIRST_KEY, word.as_bytes()).map_err(store_err)?;
-            store.flush()?;
-        }
-    }
     if let Some(solution) = store.solution()? {
         return Ok(Some(FirstRunOutcome {
             solution,
@@ -141,10 +102,38 @@ pub fn solve_first_run(
     }))
 }
 
+impl Store {
+    /// Records that this run solves `word` only, or checks that it does: a run of another
+    /// first guess, or of the whole game, is refused.
+    fn restrict_to_first(&self, word: &str) -> Result<(), RunError> {
+        match self.meta.get(FIRST_KEY).map_err(|e| self.err(e))? {
+            Some(stored) if stored.as_ref() == word.as_bytes() => Ok(()),
+            Some(stored) => Err(RunError::Mismatch {
+                path: self.path.clone(),
+                stored: format!("first guess {}", String::from_utf8_lossy(&stored)),
+                requested: format!("first guess {word}"),
+            }),
+            None if !self.load_settled()?.is_empty() || self.solution()?.is_some() => {
+                Err(RunError::Mismatch {
+                    path: self.path.clone(),
+                    stored: "the whole game (every first guess)".into(),
+                    requested: format!("first guess {word} only"),
+                })
+            }
+            None => {
+                self.meta
+                    .insert(FIRST_KEY, word.as_bytes())
+                    .map_err(|e| self.err(e))?;
+                self.flush()
+            }
+        }
+    }
+}
+
 /// The first guess a run was restricted to, read from its open database.
-pub fn read_first(db: &sled::Db) -> Result<Option<String>, sled::Error> {
+pub(super) fn read_first(db: &sled::Db) -> Result<Option<String>, sled::Error> {
     Ok(db
-        .open_tree("meta")?
+        .open_tree(META_TREE)?
         .get(FIRST_KEY)?
         .map(|b| String::from_utf8_lossy(&b).into_owned()))
 }
