@@ -20,7 +20,7 @@ pub enum ClientError {
     #[error("connection settings: {0}")]
     Settings(String),
     /// The CA certificate could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file.
         path: String,

@@ -1,4 +1,7 @@
-//! Why a message from the other side could not be used.
+//! Why a message from the other side could not be used, and how an error is written out
+//! with its causes where no `anyhow` does it.
+
+use std::fmt;
 
 use thiserror::Error;
 
@@ -28,7 +31,7 @@ pub enum ProtoError {
         max: usize,
     },
     /// The word lists do not make a valid game.
-    #[error("game: {0}")]
+    #[error("game")]
     Game(#[from] hakase_core::Error),
 }
 
@@ -44,6 +47,23 @@ impl ProtoError {
 
 impl From<ProtoError> for tonic::Status {
     fn from(err: ProtoError) -> tonic::Status {
-        tonic::Status::invalid_argument(err.to_string())
+        tonic::Status::invalid_argument(Chain(&err).to_string())
+    }
+}
+
+/// An error with its causes, `: `-separated, as `anyhow` prints them: for a status message
+/// or a log line, which would show only the message otherwise (messages leave their cause
+/// to the chain, so that `anyhow` prints it once).
+pub struct Chain<'a>(pub &'a (dyn std::error::Error + 'static));
+
+impl fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(next) = cause {
+            write!(f, ": {next}")?;
+            cause = next.source();
+        }
+        Ok(())
     }
 }

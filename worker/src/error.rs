@@ -2,11 +2,12 @@
 
 use thiserror::Error;
 
-/// Errors of the worker library.
+/// Errors of the worker library. Messages leave out their cause, which the error chain
+/// carries (`anyhow` prints it once; logs use [`Chain`]).
 #[derive(Debug, Error)]
 pub enum WorkerError {
     /// The memo database could not be opened or written.
-    #[error("worker cache {path}: {source}")]
+    #[error("worker cache {path}")]
     Cache {
         /// The cache directory.
         path: String,
@@ -34,7 +35,7 @@ pub enum WorkerError {
     #[error("connection settings: {0}")]
     Connect(String),
     /// A local file (CA certificate, job log) could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{path}")]
     Io {
         /// The file.
         path: String,
@@ -52,3 +53,5 @@ impl From<hakase_proto::client::ClientError> for WorkerError {
         }
     }
 }
+
+pub use hakase_proto::error::Chain;

@@ -1,6 +1,9 @@
 //! hakase-worker: leases search jobs from a coordinator over gRPC, solves them with the core
 //! solver on rayon, and keeps a sled memo of subproblem values so a restarted worker, and
 //! later runs on the same machine, reuse what it already proved.
+//!
+//! [`run`] registers and hands each registration to a work loop: search jobs (`work`) or
+//! puzzle days (`puzzle`); both talk to the coordinator through [`client`].
 
 #![warn(missing_docs)]
 
@@ -13,12 +16,17 @@ pub mod incumbent;
 pub mod joblog;
 pub mod memo;
 pub mod metrics;
+pub mod options;
 mod puzzle;
+mod run;
 pub mod runner;
+mod session;
 pub mod sled_guard;
+mod work;
 
-pub use client::{run, WorkerOptions, WorkerSummary};
 pub use error::WorkerError;
 pub use exec::{solve_job, Workbench};
 pub use memo::SledMemo;
 pub use metrics::{WorkerCounts, WorkerMetrics};
+pub use options::{WorkerOptions, WorkerSummary};
+pub use run::{run, CONNECT_FROM_STDIN};

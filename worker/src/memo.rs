@@ -176,7 +176,7 @@ impl Memo for SledMemo {
         if full {
             // A failed background write loses only cache entries, never a result.
             if let Err(err) = self.write_pending() {
-                tracing::warn!(%err, "writing the worker memo");
+                tracing::warn!(err = %crate::error::Chain(&err), "writing the worker memo");
             }
         }
     }

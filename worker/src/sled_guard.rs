@@ -15,7 +15,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum SledDamage {
     /// sled reported an error (corruption, I/O, a held lock).
-    #[error("{0}")]
+    #[error(transparent)]
     Error(#[from] sled::Error),
     /// sled panicked on what it read: the files are damaged.
     #[error("sled failed reading it: {0}")]

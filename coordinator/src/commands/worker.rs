@@ -14,7 +14,7 @@ use hakase_coordinator::output::{emit, plural, JsonArg, View};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
 use hakase_proto::token::TokenSet;
-use hakase_worker::{WorkerMetrics, WorkerOptions};
+use hakase_worker::{WorkerMetrics, WorkerOptions, WorkerSummary};
 use serde::Serialize;
 
 /// Join a coordinator and solve its jobs until the run is over.
@@ -127,6 +127,26 @@ impl View for WorkerReport {
     }
 }
 
+impl WorkerReport {
+    /// The report of worker `name` that stopped with `summary`.
+    fn new(name: String, summary: &WorkerSummary) -> WorkerReport {
+        let [nodes, scans, scanned_pairs, memo_hits] = summary.solver;
+        WorkerReport {
+            worker: name,
+            jobs_done: summary.jobs_done,
+            memo_loaded: summary.memo_loaded,
+            run_finished: summary.run_finished,
+            lease_calls: summary.leases,
+            lease_wait_secs: summary.lease_wait.as_secs_f64(),
+            report_leases: summary.report_leases,
+            nodes,
+            scans,
+            scanned_pairs,
+            memo_hits,
+        }
+    }
+}
+
 impl Worker {
     /// Runs the worker until the run is over or a signal arrives.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
@@ -140,15 +160,7 @@ impl Worker {
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build_global();
-        let fingerprint = match (&self.game, &self.fingerprint) {
-            (Some(name), _) => Some(
-                load_preset(name)
-                    .with_context(|| format!("loading game {name:?}"))?
-                    .fingerprint()
-                    .to_string(),
-            ),
-            (None, f) => f.clone(),
-        };
+        let fingerprint = self.fingerprint()?;
         if let Some(addr) = self.metrics {
             http::check_addr(
                 "--metrics",
@@ -159,21 +171,7 @@ impl Worker {
         }
         let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
         let name = format!("{host}/{}", std::process::id());
-        let options = WorkerOptions {
-            connect: self.connect.clone(),
-            token: self.token.clone(),
-            slots: threads,
-            cache: (!self.no_cache).then(|| self.cache.clone()),
-            fingerprint,
-            ca_cert: self.ca_cert.clone(),
-            tls_domain: self.tls_domain.clone(),
-            name: name.clone(),
-            memo_entries: self.memo_entries,
-            persist_min_value: self.persist_min_value,
-            job_delay: Duration::from_millis(self.job_delay_ms),
-            job_log: self.job_log.clone(),
-            metrics: self.metrics.map(|_| WorkerMetrics::new()),
-        };
+        let options = self.options(threads, fingerprint, name.clone());
         // One thread is plenty for the worker's few requests (the jobs run on rayon); with
         // two, a spawned report or lease could wake the idle one, on machines whose cores are
         // all busy solving (pokemon-verbum through 2 workers: 664 voluntary context switches
@@ -183,33 +181,63 @@ impl Worker {
             .build()
             .context("starting the async runtime")?;
         if let (Some(addr), Some(counts)) = (self.metrics, &options.metrics) {
-            let token = TokenSet::single(&self.token).context("--token (or HAKASE_TOKEN)")?;
-            let listener = runtime.block_on(http::bind("--metrics", addr))?;
-            let at = listener.local_addr().context("the --metrics address")?;
-            eprintln!("hakase worker metrics on http://{at}/metrics");
-            let app = http::worker_app(Arc::clone(counts), token);
-            // Stops with the runtime, when the worker does.
-            runtime.spawn(http::serve(app, listener, std::future::pending()));
+            self.serve_metrics(&runtime, addr, counts)?;
         }
         let summary = runtime
             .block_on(hakase_worker::run(options, shutdown_signal()))
             .context("worker")?;
         // Jobs still being solved are abandoned (their leases expire); do not wait for them.
         runtime.shutdown_background();
-        let [nodes, scans, scanned_pairs, memo_hits] = summary.solver;
-        let report = WorkerReport {
-            worker: name,
-            jobs_done: summary.jobs_done,
-            memo_loaded: summary.memo_loaded,
-            run_finished: summary.run_finished,
-            lease_calls: summary.leases,
-            lease_wait_secs: summary.lease_wait.as_secs_f64(),
-            report_leases: summary.report_leases,
-            nodes,
-            scans,
-            scanned_pairs,
-            memo_hits,
-        };
-        emit(out, self.output, &report)
+        emit(out, self.output, &WorkerReport::new(name, &summary))
+    }
+
+    /// The fingerprint the run's game must have: the --game preset's, or --fingerprint.
+    fn fingerprint(&self) -> Result<Option<String>> {
+        Ok(match (&self.game, &self.fingerprint) {
+            (Some(name), _) => Some(
+                load_preset(name)
+                    .with_context(|| format!("loading game {name:?}"))?
+                    .fingerprint()
+                    .to_string(),
+            ),
+            (None, f) => f.clone(),
+        })
+    }
+
+    /// The worker library's options from the command line.
+    fn options(&self, threads: usize, fingerprint: Option<String>, name: String) -> WorkerOptions {
+        WorkerOptions {
+            connect: self.connect.clone(),
+            token: self.token.clone(),
+            slots: threads,
+            cache: (!self.no_cache).then(|| self.cache.clone()),
+            fingerprint,
+            ca_cert: self.ca_cert.clone(),
+            tls_domain: self.tls_domain.clone(),
+            name,
+            memo_entries: self.memo_entries,
+            persist_min_value: self.persist_min_value,
+            job_delay: Duration::from_millis(self.job_delay_ms),
+            job_log: self.job_log.clone(),
+            metrics: self.metrics.map(|_| WorkerMetrics::new()),
+        }
+    }
+
+    /// Serves `counts` at http://`addr`/metrics on `runtime`, behind the token, until the
+    /// runtime stops with the worker.
+    fn serve_metrics(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        addr: SocketAddr,
+        counts: &Arc<WorkerMetrics>,
+    ) -> Result<()> {
+        let token = TokenSet::single(&self.token).context("--token (or HAKASE_TOKEN)")?;
+        let listener = runtime.block_on(http::bind("--metrics", addr))?;
+        let at = listener.local_addr().context("the --metrics address")?;
+        eprintln!("hakase worker metrics on http://{at}/metrics");
+        let app = http::worker_app(Arc::clone(counts), token);
+        // Stops with the runtime, when the worker does.
+        runtime.spawn(http::serve(app, listener, std::future::pending()));
+        Ok(())
     }
 }

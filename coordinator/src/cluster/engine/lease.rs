@@ -13,8 +13,18 @@ use super::{answers, Engine, Entry, JobState, Leased, QueueKey, State};
 use crate::cluster::error::ClusterError;
 use crate::cluster::store::{unix_millis, JobStatus, StoredState};
 
-/// The records of jobs just leased, to be stored: the spec of a first lease, and the status.
-type LeaseRecords = Vec<(JobId, Option<Arc<JobSpec>>, JobStatus)>;
+/// The record of a job just leased, to be stored: the spec of a first lease, and the status.
+type LeaseRecord = (JobId, Option<Arc<JobSpec>>, JobStatus);
+
+/// The records of jobs just leased.
+type LeaseRecords = Vec<LeaseRecord>;
+
+/// When the leases handed out now run out: on this process's clock, and on disk.
+#[derive(Debug, Clone, Copy)]
+struct Expiry {
+    at: Instant,
+    unix_ms: u64,
+}
 
 /// The policy of [`Engine::next_queued`]: the first of the first [`AFFINITY_WINDOW`] queued
 /// jobs whose letter set (`letters`) no other live worker took last, else the first.
@@ -105,96 +115,123 @@ impl Engine {
     /// Takes up to `max` jobs for `worker` under the lock; returns them with the lease
     /// records to store.
     fn take_jobs(&self, worker: u64, max: usize) -> Option<(Vec<Leased>, LeaseRecords)> {
+        let mut state = self.lock();
+        if state.solution.is_some() || state.failure.is_some() {
+            if let Some(w) = state.workers.get_mut(&worker) {
+                w.told = true;
+            }
+            return None;
+        }
+        if state.quarantined.contains(&worker) || !Self::touch(&mut state, worker) {
+            return Some((Vec::new(), Vec::new()));
+        }
+        let live = self.live_workers(&state);
+        let max = max.min(Self::room(&state, &live, worker));
+        let expiry = Expiry {
+            at: Instant::now() + self.params.lease,
+            unix_ms: unix_millis() + self.params.lease.as_millis() as u64,
+        };
         let mut out = Vec::new();
-        let mut records = Vec::new();
-        {
-            let mut state = self.lock();
-            if state.solution.is_some() || state.failure.is_some() {
-                if let Some(w) = state.workers.get_mut(&worker) {
-                    w.told = true;
-                }
-                return None;
-            }
-            if state.quarantined.contains(&worker) || !Self::touch(&mut state, worker) {
-                return Some((Vec::new(), Vec::new()));
-            }
-            let live = self.live_workers(&state);
-            let max = max.min(Self::room(&state, &live, worker));
-            let expiry = Instant::now() + self.params.lease;
-            let expiry_ms = unix_millis() + self.params.lease.as_millis() as u64;
-            // A claim waiting for its re-run goes first (one per call), so that re-runs overlap
-            // the search instead of following it.
-            Self::lease_rechecks(&mut state, worker, 1.min(max), expiry, &mut out);
-            let State {
-                queue,
-                jobs,
-                known,
-                planner,
-                affinity,
-                ..
-            } = &mut *state;
-            while out.len() < max {
-                let Some(key) = self.next_queued(queue, jobs, affinity, &live, worker) else {
-                    break;
-                };
-                queue.remove(&key);
-                let id = key.1;
-                let Some(entry) = jobs.get_mut(&id) else {
-                    continue;
-                };
-                let JobState::Queued { beta } = entry.state else {
-                    continue;
-                };
-                // The incumbent may have improved since the job was queued.
-                let beta = entry
-                    .first
-                    .map_or(beta, |i| beta.min(planner.cutoff(i as usize)));
-                if answers(known.get(&id), beta) {
-                    entry.state = JobState::Idle;
-                    continue;
-                }
-                entry.state = JobState::Leased {
-                    beta,
-                    expiry,
-                    holder: Some(worker),
-                };
-                if !entry.leased_to.contains(&worker) {
-                    entry.leased_to.push(worker);
-                }
-                if let Some(letters) = self.letter_set(entry) {
-                    affinity.insert(letters, worker);
-                }
-                out.push(Leased {
-                    id,
-                    spec: entry.spec.clone(),
-                    beta,
-                    first: entry.first.filter(|_| !entry.untightened),
-                    recheck: false,
-                });
-                let unstored = (!entry.spec_stored).then(|| entry.spec.clone());
-                entry.spec_stored = true;
-                records.push((
-                    id,
-                    unstored,
-                    JobStatus {
-                        state: StoredState::Leased {
-                            beta,
-                            expiry: expiry_ms,
-                        },
-                        completions: entry.completions,
-                    },
-                ));
-            }
-            let room = max - out.len();
-            Self::lease_rechecks(&mut state, worker, room, expiry, &mut out);
-            state.counters.leases += out.len() as u64;
-            state.counters.empty_leases += u64::from(out.is_empty());
-            if state.queue.is_empty() {
-                state.dirty = true;
-                self.wake.notify_all();
-            }
+        // A claim waiting for its re-run goes first (one per call), so that re-runs overlap
+        // the search instead of following it.
+        Self::lease_rechecks(&mut state, worker, 1.min(max), expiry.at, &mut out);
+        let records = self.lease_queued(&mut state, &live, worker, max, expiry, &mut out);
+        let room = max - out.len();
+        Self::lease_rechecks(&mut state, worker, room, expiry.at, &mut out);
+        state.counters.leases += out.len() as u64;
+        state.counters.empty_leases += u64::from(out.is_empty());
+        if state.queue.is_empty() {
+            state.dirty = true;
+            self.wake.notify_all();
         }
         Some((out, records))
+    }
+
+    /// Leases queued jobs to `worker` until `out` holds `max`, in the order of
+    /// [`next_queued`](Self::next_queued); jobs the known results already answer go idle
+    /// instead. Returns the lease records to store.
+    fn lease_queued(
+        &self,
+        state: &mut State,
+        live: &HashSet<u64>,
+        worker: u64,
+        max: usize,
+        expiry: Expiry,
+        out: &mut Vec<Leased>,
+    ) -> LeaseRecords {
+        let mut records = Vec::new();
+        let State {
+            queue,
+            jobs,
+            known,
+            planner,
+            affinity,
+            ..
+        } = state;
+        while out.len() < max {
+            let Some(key) = self.next_queued(queue, jobs, affinity, live, worker) else {
+                break;
+            };
+            queue.remove(&key);
+            let id = key.1;
+            let Some(entry) = jobs.get_mut(&id) else {
+                continue;
+            };
+            let JobState::Queued { beta } = entry.state else {
+                continue;
+            };
+            // The incumbent may have improved since the job was queued.
+            let beta = entry
+                .first
+                .map_or(beta, |i| beta.min(planner.cutoff(i as usize)));
+            if answers(known.get(&id), beta) {
+                entry.state = JobState::Idle;
+                continue;
+            }
+            let (leased, record) = Self::lease_entry(id, entry, beta, worker, expiry);
+            if let Some(letters) = self.letter_set(entry) {
+                affinity.insert(letters, worker);
+            }
+            out.push(leased);
+            records.push(record);
+        }
+        records
+    }
+
+    /// Leases job `id` to `worker` at cutoff `beta`: the job as handed out, and its lease
+    /// record (with the spec, the first time it is leased).
+    fn lease_entry(
+        id: JobId,
+        entry: &mut Entry,
+        beta: u32,
+        worker: u64,
+        expiry: Expiry,
+    ) -> (Leased, LeaseRecord) {
+        entry.state = JobState::Leased {
+            beta,
+            expiry: expiry.at,
+            holder: Some(worker),
+        };
+        if !entry.leased_to.contains(&worker) {
+            entry.leased_to.push(worker);
+        }
+        let leased = Leased {
+            id,
+            spec: entry.spec.clone(),
+            beta,
+            first: entry.first.filter(|_| !entry.untightened),
+            recheck: false,
+        };
+        let unstored = (!entry.spec_stored).then(|| entry.spec.clone());
+        entry.spec_stored = true;
+        let status = JobStatus {
+            state: StoredState::Leased {
+                beta,
+                expiry: expiry.unix_ms,
+            },
+            completions: entry.completions,
+        };
+        (leased, (id, unstored, status))
     }
 
     /// How many more jobs `worker` may hold: what its registered threads can use, and its

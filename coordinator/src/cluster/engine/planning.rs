@@ -2,16 +2,17 @@
 //! run (its audit, its tree, its solution).
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hakase_core::solver::Solution;
-use hakase_proto::job::JobId;
+use hakase_core::solver::{FirstGuessValue, Solution};
+use hakase_proto::job::{JobId, JobSpec};
 use hakase_worker::hold::MAX_PER_SLOT;
 
-use super::{answers, Engine, Entry, JobState, State};
+use super::{answers, Engine, EngineParams, Entry, JobState, State};
 use crate::cluster::error::ClusterError;
-use crate::cluster::plan::Request;
+use crate::cluster::plan::{PlanProgress, Request};
 
 /// How long results may wait for a planning pass while the queue is still well stocked.
 const REPLAN_EVERY: Duration = Duration::from_millis(25);
@@ -30,6 +31,43 @@ const SHORT_PASS_SPACING: u32 = 4;
 /// Weight of the newest pass in the running mean of pass lengths.
 const PASS_MEAN_NEWEST: u32 = 4;
 
+/// When the planning loop last did each of its periodic jobs, and how long passes take.
+struct Pace {
+    /// How often leases are checked for expiry (and the longest idle wait).
+    tick: Duration,
+    last_ranking: Instant,
+    last_expiry: Instant,
+    last_plan: Instant,
+    /// The running mean of pass lengths.
+    pass_mean: Duration,
+}
+
+impl Pace {
+    fn new(params: &EngineParams) -> Pace {
+        let now = Instant::now();
+        Pace {
+            tick: (params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1)),
+            last_ranking: now,
+            last_expiry: now,
+            last_plan: now,
+            pass_mean: Duration::ZERO,
+        }
+    }
+}
+
+/// How a turn of the planning loop ended.
+enum Turn {
+    /// The run is over or the loop was asked to stop.
+    Over,
+    /// Nothing was due: the loop waited for a wake-up (or its timeout).
+    Waited,
+    /// A pass ran or a re-run was picked for the coordinator; the ranking to save when due.
+    Planned {
+        ranking: Option<(Vec<FirstGuessValue>, PlanProgress)>,
+        here: Option<(JobId, Arc<JobSpec>, u32)>,
+    },
+}
+
 impl Engine {
     /// The planning loop: replans whenever results arrive or leases run out, until the run
     /// is over or `stop` is set. Run it on its own thread. Between passes it lets go of the
@@ -37,66 +75,14 @@ impl Engine {
     /// arriving meanwhile are taken by the next pass together. A re-run no other worker can
     /// take is solved here too, on a thread of its own (one at a time), so that planning goes
     /// on meanwhile.
-    pub fn drive(&self, stop: &std::sync::atomic::AtomicBool) {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let tick = (self.params.lease / 4).clamp(Duration::from_millis(20), Duration::from_secs(1));
-        let mut last_ranking = Instant::now();
-        let mut last_expiry = Instant::now();
-        let mut last_plan = Instant::now();
-        let mut pass_mean = Duration::ZERO;
+    pub fn drive(&self, stop: &AtomicBool) {
+        let mut pace = Pace::new(&self.params);
         let rechecking = AtomicBool::new(false);
         std::thread::scope(|scope| loop {
-            let (ranking, here) = {
-                let mut state = self.lock();
-                if stop.load(Ordering::Relaxed)
-                    || state.solution.is_some()
-                    || state.failure.is_some()
-                {
-                    break;
-                }
-                // Leases are checked once a tick: every job is looked at, and a pass per
-                // result was 6 % of the coordinator's time on Wordle's 13,600 jobs.
-                if last_expiry.elapsed() >= tick {
-                    last_expiry = Instant::now();
-                    self.expire(&mut state);
-                }
-                let here = if rechecking.load(Ordering::Relaxed) {
-                    None
-                } else {
-                    self.recheck_for_coordinator(&mut state)
-                };
-                // A pass looks at every open first guess: one per report was a quarter of
-                // the coordinator's time on Wordle. While the queue holds half of what is
-                // wanted, reports wait for the next pass together.
-                let since = last_plan.elapsed();
-                let next_pass = if self.short_of_jobs(&state) {
-                    (pass_mean * SHORT_PASS_SPACING).min(REPLAN_EVERY)
-                } else {
-                    REPLAN_EVERY
-                };
-                let plan_due = state.dirty && since >= next_pass;
-                if !plan_due && here.is_none() {
-                    let wait = if state.dirty {
-                        next_pass.saturating_sub(since)
-                    } else {
-                        tick
-                    };
-                    drop(
-                        self.wake
-                            .wait_timeout(state, wait)
-                            .unwrap_or_else(|p| p.into_inner()),
-                    );
-                    continue;
-                }
-                if plan_due {
-                    last_plan = Instant::now();
-                    self.replan(&mut state);
-                    let took = last_plan.elapsed();
-                    pass_mean = pass_mean - pass_mean / PASS_MEAN_NEWEST + took / PASS_MEAN_NEWEST;
-                }
-                let ranking = (last_ranking.elapsed() > Duration::from_secs(5))
-                    .then(|| (state.planner.ranking(), state.planner.progress()));
-                (ranking, here)
+            let (ranking, here) = match self.planning_turn(stop, &mut pace, &rechecking) {
+                Turn::Over => break,
+                Turn::Waited => continue,
+                Turn::Planned { ranking, here } => (ranking, here),
             };
             if let Some((id, spec, beta)) = here {
                 rechecking.store(true, Ordering::Relaxed);
@@ -110,20 +96,77 @@ impl Engine {
                 });
             }
             if let Some((ranking, progress)) = ranking {
-                last_ranking = Instant::now();
-                let _ = self.store.put_ranking(&ranking);
-                if self.solution().is_none() {
-                    let _ = self.store.put_ranking_file(
-                        &ranking,
-                        progress.total,
-                        progress.guesses_left,
-                        false,
-                    );
-                }
-                let _ = self.store.touch();
+                pace.last_ranking = Instant::now();
+                self.save_ranking(&ranking, &progress);
             }
             std::thread::sleep(Duration::from_millis(1));
         });
+    }
+
+    /// One turn of the planning loop under the lock: expire leases once a tick, pick a re-run
+    /// for the coordinator (unless one is `rechecking`), and plan when a pass is due, or else
+    /// wait for a wake-up.
+    fn planning_turn(&self, stop: &AtomicBool, pace: &mut Pace, rechecking: &AtomicBool) -> Turn {
+        let mut state = self.lock();
+        if stop.load(Ordering::Relaxed) || state.solution.is_some() || state.failure.is_some() {
+            return Turn::Over;
+        }
+        // Leases are checked once a tick: every job is looked at, and a pass per
+        // result was 6 % of the coordinator's time on Wordle's 13,600 jobs.
+        if pace.last_expiry.elapsed() >= pace.tick {
+            pace.last_expiry = Instant::now();
+            self.expire(&mut state);
+        }
+        let here = if rechecking.load(Ordering::Relaxed) {
+            None
+        } else {
+            self.recheck_for_coordinator(&mut state)
+        };
+        // A pass looks at every open first guess: one per report was a quarter of
+        // the coordinator's time on Wordle. While the queue holds half of what is
+        // wanted, reports wait for the next pass together.
+        let since = pace.last_plan.elapsed();
+        let next_pass = if self.short_of_jobs(&state) {
+            (pace.pass_mean * SHORT_PASS_SPACING).min(REPLAN_EVERY)
+        } else {
+            REPLAN_EVERY
+        };
+        let plan_due = state.dirty && since >= next_pass;
+        if !plan_due && here.is_none() {
+            let wait = if state.dirty {
+                next_pass.saturating_sub(since)
+            } else {
+                pace.tick
+            };
+            drop(
+                self.wake
+                    .wait_timeout(state, wait)
+                    .unwrap_or_else(|p| p.into_inner()),
+            );
+            return Turn::Waited;
+        }
+        if plan_due {
+            pace.last_plan = Instant::now();
+            self.replan(&mut state);
+            let took = pace.last_plan.elapsed();
+            pace.pass_mean =
+                pace.pass_mean - pace.pass_mean / PASS_MEAN_NEWEST + took / PASS_MEAN_NEWEST;
+        }
+        let ranking = (pace.last_ranking.elapsed() > Duration::from_secs(5))
+            .then(|| (state.planner.ranking(), state.planner.progress()));
+        Turn::Planned { ranking, here }
+    }
+
+    /// Saves the ranking so far (and, while the run is unsolved, its ranking file), so that
+    /// `hakase status` and a restarted coordinator see it; failures only delay the next save.
+    fn save_ranking(&self, ranking: &[FirstGuessValue], progress: &PlanProgress) {
+        let _ = self.store.put_ranking(ranking);
+        if self.solution().is_none() {
+            let _ =
+                self.store
+                    .put_ranking_file(ranking, progress.total, progress.guesses_left, false);
+        }
+        let _ = self.store.touch();
     }
 
     /// One planning pass: settles what the results allow and queues the jobs needed now.

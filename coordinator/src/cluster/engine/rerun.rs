@@ -20,6 +20,26 @@ fn stated(cutoff: u32, claimed: Outcome) -> u32 {
     cutoff.max(claimed.value().min(hakase_core::solver::INFEASIBLE))
 }
 
+/// A re-run of `id`'s claim `claimed` at cutoff `beta`, waiting for a worker.
+fn new_recheck(
+    state: &State,
+    id: JobId,
+    spec: Arc<JobSpec>,
+    beta: u32,
+    claimed: Outcome,
+    reason: Reason,
+) -> Recheck {
+    Recheck {
+        spec,
+        beta,
+        claimed,
+        claimant: state.claims.get(&id).copied(),
+        reason,
+        holder: None,
+        queued: Instant::now(),
+    }
+}
+
 /// Memo entries of the coordinator's re-run solver.
 const AUDIT_MEMO: usize = 1 << 20;
 
@@ -114,15 +134,14 @@ impl Engine {
         let Some(entry) = state.jobs.get(&id) else {
             return;
         };
-        let recheck = Recheck {
-            spec: entry.spec.clone(),
-            beta: stated(cutoff, claimed),
+        let recheck = new_recheck(
+            state,
+            id,
+            entry.spec.clone(),
+            stated(cutoff, claimed),
             claimed,
-            claimant: state.claims.get(&id).copied(),
             reason,
-            holder: None,
-            queued: Instant::now(),
-        };
+        );
         state.rechecks.insert(id, recheck);
     }
 
@@ -136,105 +155,19 @@ impl Engine {
             // those being solved are waited for.
             state.rechecks.retain(|_, r| r.holder.is_some());
             let run = self.store.audit_seed();
-            let mut needed = Vec::new();
-            state.audit.covered_by_bound = 0;
-            state.audit.unchecked = 0;
-            state.audit.unchecked_guesses.clear();
-            state.audit.covered_by_bound = state.planner.pruned_unopened() as u64;
-            for claim in state.planner.first_claims() {
-                // A claim the admissible bound covers still needs a check when the row prints
-                // more than that bound proves (an inflated "≥ 990" over a bound of 970).
-                match state.known.get(&claim.id) {
-                    Some(outcome)
-                        if claim.lower < claim.cutoff || outcome.value() > claim.lower =>
-                    {
-                        needed.push((claim, *outcome))
-                    }
-                    _ => state.audit.covered_by_bound += 1,
-                }
-            }
-            // Part jobs (`--split-first`): every bound a settled first guess rests on.
-            for claim in state.planner.part_claims(&state.known) {
-                if let Some(outcome) = state.known.get(&claim.id) {
-                    needed.push((claim, *outcome));
-                }
-            }
-            // The ranking's order (first claims come in search order): the first claim of a
-            // guess other than the best is the runner-up's. Its claims, and those the best's
-            // parts rest on, decide the result. Ties with the runner-up are not all decisive:
-            // honest claims mostly sit exactly at their cutoff, so "tied" would be nearly
-            // every claim.
+            let needed = Self::claims_to_check(state);
+            // The first claim of a guess other than the best is the runner-up's. Its claims,
+            // and those the best's parts rest on, decide the result. Ties with the runner-up
+            // are not all decisive: honest claims mostly sit exactly at their cutoff, so
+            // "tied" would be nearly every claim.
             let best = state.planner.incumbent().map(|(_, at)| at);
-            let rank = |c: &plan::FirstClaim| state.planner.first_rank(c.first);
-            needed.sort_by_key(|(claim, _)| rank(claim));
             let runner_up = needed
                 .iter()
                 .map(|(claim, _)| claim.first)
                 .find(|&i| Some(i) != best);
             for (claim, outcome) in needed {
                 let decisive = Some(claim.first) == runner_up || Some(claim.first) == best;
-                // A confirmation counts only at the value the row prints.
-                let at = stated(claim.cutoff, outcome);
-                if state.confirmed.get(&claim.id).is_some_and(|&b| b >= at) {
-                    // Confirmed early, in the sample or ahead: that re-run is the decisive one.
-                    if decisive {
-                        if state.ahead.remove(&claim.id) {
-                            state.audit.rerun_ahead -= 1;
-                            state.audit.rerun_decisive += 1;
-                        } else if state.audit.rerun_policy > 0 {
-                            state.audit.rerun_policy -= 1;
-                            state.audit.rerun_decisive += 1;
-                        }
-                    }
-                    continue;
-                }
-                if let Some(running) = state.rechecks.get_mut(&claim.id) {
-                    if decisive {
-                        running.reason = Reason::Decisive;
-                    }
-                    continue;
-                }
-                let reason = if decisive {
-                    Reason::Decisive
-                } else if policy.sampled(run, claim.id) {
-                    Reason::Policy
-                } else {
-                    state.audit.unchecked += 1;
-                    if let Some(guess) = state.planner.guess_at(claim.first) {
-                        state.audit.unchecked_guesses.push(guess);
-                    }
-                    // A claim stating more than its first guess had to reach ranks last, so
-                    // it is never the runner-up's, yet a false one ("≥ 1245" on the true
-                    // best) alone may hide the best. Re-run at the cutoff, which is cheap and
-                    // decides the result; the row's own value stays unchecked.
-                    if outcome.value() > claim.cutoff {
-                        state.rechecks.insert(
-                            claim.id,
-                            Recheck {
-                                spec: claim.spec,
-                                beta: claim.cutoff,
-                                claimed: outcome,
-                                claimant: state.claims.get(&claim.id).copied(),
-                                reason: Reason::Decisive,
-                                holder: None,
-                                queued: Instant::now(),
-                            },
-                        );
-                    }
-                    continue;
-                };
-                state.rechecks.insert(
-                    claim.id,
-                    Recheck {
-                        spec: claim.spec,
-                        beta: stated(claim.cutoff, outcome),
-                        claimed: outcome,
-                        claimant: state.claims.get(&claim.id).copied(),
-                        reason,
-                        holder: None,
-                        queued: Instant::now(),
-                    },
-                );
+                Self::audit_claim(state, policy, run, claim, outcome, decisive);
             }
             state.audit.unchecked_guesses.sort_unstable();
             state.audit.unchecked_guesses.dedup();
@@ -250,6 +183,94 @@ impl Engine {
             }
         }
         state.rechecks.is_empty()
+    }
+
+    /// The claims the final audit must consider, in the ranking's order (first claims come
+    /// in search order), with what each states; counts those the admissible bound covers.
+    fn claims_to_check(state: &mut State) -> Vec<(plan::FirstClaim, Outcome)> {
+        let mut needed = Vec::new();
+        state.audit.unchecked = 0;
+        state.audit.unchecked_guesses.clear();
+        state.audit.covered_by_bound = state.planner.pruned_unopened() as u64;
+        for claim in state.planner.first_claims() {
+            // A claim the admissible bound covers still needs a check when the row prints
+            // more than that bound proves (an inflated "≥ 990" over a bound of 970).
+            match state.known.get(&claim.id) {
+                Some(outcome) if claim.lower < claim.cutoff || outcome.value() > claim.lower => {
+                    needed.push((claim, *outcome))
+                }
+                _ => state.audit.covered_by_bound += 1,
+            }
+        }
+        // Part jobs (`--split-first`): every bound a settled first guess rests on.
+        for claim in state.planner.part_claims(&state.known) {
+            if let Some(outcome) = state.known.get(&claim.id) {
+                needed.push((claim, *outcome));
+            }
+        }
+        let rank = |c: &plan::FirstClaim| state.planner.first_rank(c.first);
+        needed.sort_by_key(|(claim, _)| rank(claim));
+        needed
+    }
+
+    /// Decides the final audit's re-run of one claim: none when an early re-run confirmed
+    /// it (or one is running), else at the value it states when `decisive` or sampled;
+    /// a claim neither decisive nor sampled stays unchecked.
+    fn audit_claim(
+        state: &mut State,
+        policy: AuditPolicy,
+        run: &str,
+        claim: plan::FirstClaim,
+        outcome: Outcome,
+        decisive: bool,
+    ) {
+        // A confirmation counts only at the value the row prints.
+        let at = stated(claim.cutoff, outcome);
+        if state.confirmed.get(&claim.id).is_some_and(|&b| b >= at) {
+            // Confirmed early, in the sample or ahead: that re-run is the decisive one.
+            if decisive {
+                Self::count_as_decisive(state, claim.id);
+            }
+            return;
+        }
+        if let Some(running) = state.rechecks.get_mut(&claim.id) {
+            if decisive {
+                running.reason = Reason::Decisive;
+            }
+            return;
+        }
+        let (beta, reason) = if decisive {
+            (at, Reason::Decisive)
+        } else if policy.sampled(run, claim.id) {
+            (at, Reason::Policy)
+        } else {
+            state.audit.unchecked += 1;
+            if let Some(guess) = state.planner.guess_at(claim.first) {
+                state.audit.unchecked_guesses.push(guess);
+            }
+            // A claim stating more than its first guess had to reach ranks last, so it is
+            // never the runner-up's, yet a false one ("≥ 1245" on the true best) alone may
+            // hide the best. Re-run at the cutoff, which is cheap and decides the result;
+            // the row's own value stays unchecked.
+            if outcome.value() <= claim.cutoff {
+                return;
+            }
+            (claim.cutoff, Reason::Decisive)
+        };
+        let recheck = new_recheck(state, claim.id, claim.spec, beta, outcome, reason);
+        state.rechecks.insert(claim.id, recheck);
+    }
+
+    /// Counts an early re-run of a decisive claim (made for the sample or as the likely
+    /// runner-up's) as the decisive re-run it turned out to be.
+    fn count_as_decisive(state: &mut State, id: JobId) {
+        if state.ahead.remove(&id) {
+            state.audit.rerun_ahead -= 1;
+            state.audit.rerun_decisive += 1;
+        } else if state.audit.rerun_policy > 0 {
+            state.audit.rerun_policy -= 1;
+            state.audit.rerun_decisive += 1;
+        }
     }
 
     /// Queues the re-run of the best first guess's exact claim at its value: its tree
@@ -275,18 +296,8 @@ impl Engine {
             running.beta = running.beta.max(value);
             return;
         }
-        state.rechecks.insert(
-            id,
-            Recheck {
-                spec,
-                beta: value,
-                claimed: outcome,
-                claimant: state.claims.get(&id).copied(),
-                reason: Reason::Decisive,
-                holder: None,
-                queued: Instant::now(),
-            },
-        );
+        let recheck = new_recheck(state, id, spec, value, outcome, Reason::Decisive);
+        state.rechecks.insert(id, recheck);
     }
 
     /// A claim no live worker but its claimant could re-run: the coordinator takes it.
