@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::output::JsonArg;
-use hakase_coordinator::query::review::{MoveState, MoveView, ReviewView, Subject};
-use hakase_coordinator::query::run::DEFAULT_DATA_DIR;
+use hakase_coordinator::query::review::{
+    ColoursInput, GameInput, MoveState, MoveView, ReviewView, Subject,
+};
+use hakase_coordinator::query::run::{LoadedRun, DEFAULT_DATA_DIR};
 use hakase_core::presets::{load_preset, DEFAULT_GAME};
-use hakase_core::review::{read_game, Colours, GameText, ReviewCache, Rules};
+use hakase_core::review::{read_game, ReviewCache, Rules};
 use hakase_core::solver::Mode;
-use hakase_core::FeedbackTable;
+use hakase_core::{FeedbackTable, Game};
 
 use super::query::RunArgs;
 use super::{write_json, HistoryArgs};
@@ -105,89 +107,23 @@ pub struct Review {
 impl Review {
     /// Reads the game, judges every move and prints the review.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let run = if self.run.is_some() || self.tree.is_some() {
-            let args = RunArgs {
-                run: self.run.clone(),
-                tree: self.tree.clone(),
-                game: self.game.clone(),
-                data: self.data.clone(),
-            };
-            Some(args.load()?)
-        } else {
-            None
-        };
+        let run = self.load_run()?;
         let standalone;
         let subject = match &run {
             Some(run) => Subject::of_run(run),
             None => {
-                let name = self.game.as_deref().unwrap_or(DEFAULT_GAME);
-                let game = load_preset(name).with_context(|| format!("loading game {name:?}"))?;
-                let table = FeedbackTable::build(&game);
-                standalone = (game, table);
+                standalone = self.standalone_game()?;
                 Subject {
                     game: &standalone.0,
                     table: &standalone.1,
-                    rules: Rules {
-                        mode: if self.hard {
-                            Mode::Hard
-                        } else if self.strict {
-                            Mode::Strict
-                        } else {
-                            Mode::Normal
-                        },
-                        max_guesses: self.max_guesses,
-                    },
+                    rules: self.rules(),
                     run: None,
                 }
             }
         };
-        let grid = match self.grid.as_deref() {
-            Some("-") => {
-                let mut text = String::new();
-                std::io::stdin()
-                    .read_to_string(&mut text)
-                    .context("reading the grid from standard input")?;
-                Some(text)
-            }
-            other => other.map(str::to_string),
-        };
-        let words: Vec<&str> = self
-            .words
-            .iter()
-            .flat_map(|w| w.split(','))
-            .map(str::trim)
-            .filter(|w| !w.is_empty())
-            .collect();
-        let steps: Vec<(&str, &str)> = self
-            .history
-            .steps
-            .iter()
-            .map(|s| {
-                s.split_once(['=', ':', ' '])
-                    .with_context(|| format!("reading --history {s:?}: write it as WORD=PATTERN"))
-            })
-            .collect::<Result<_>>()?;
-        let input = match (&grid, steps.is_empty()) {
-            (Some(grid), _) => GameText {
-                words,
-                colours: Colours::Grid(grid),
-                answer: self.answer.as_deref(),
-            },
-            (None, false) => GameText {
-                words: steps.iter().map(|s| s.0).collect(),
-                colours: Colours::Each(steps.iter().map(|s| s.1).collect()),
-                answer: self.answer.as_deref(),
-            },
-            (None, true) if words.is_empty() => {
-                bail!("no game to review: give -H WORD=PATTERN steps, or the words with --grid or --answer")
-            }
-            (None, true) => GameText {
-                words,
-                colours: Colours::FromAnswer,
-                answer: self.answer.as_deref(),
-            },
-        };
-        let game = read_game(subject.game, subject.table, &input).context("reading the game")?;
+        let input = self.game_input()?;
+        let game =
+            read_game(subject.game, subject.table, &input.text()).context("reading the game")?;
         let cache = ReviewCache::default();
         let limit = (self.solve_limit > 0).then_some(self.solve_limit);
         let review = subject
@@ -199,6 +135,91 @@ impl Review {
             return write_json(out, &view);
         }
         write_text(out, &view)
+    }
+
+    /// The run or tree file judged against, if one is named.
+    fn load_run(&self) -> Result<Option<LoadedRun>> {
+        if self.run.is_none() && self.tree.is_none() {
+            return Ok(None);
+        }
+        let args = RunArgs {
+            run: self.run.clone(),
+            tree: self.tree.clone(),
+            game: self.game.clone(),
+            data: self.data.clone(),
+        };
+        args.load().map(Some)
+    }
+
+    /// Without a run: the game every position is solved in, and its feedback table.
+    fn standalone_game(&self) -> Result<(Game, FeedbackTable)> {
+        let name = self.game.as_deref().unwrap_or(DEFAULT_GAME);
+        let game = load_preset(name).with_context(|| format!("loading game {name:?}"))?;
+        let table = FeedbackTable::build(&game);
+        Ok((game, table))
+    }
+
+    /// Without a run: the rules given on the command line.
+    fn rules(&self) -> Rules {
+        Rules {
+            mode: if self.hard {
+                Mode::Hard
+            } else if self.strict {
+                Mode::Strict
+            } else {
+                Mode::Normal
+            },
+            max_guesses: self.max_guesses,
+        }
+    }
+
+    /// The game as given: -H steps, or the words with the grid (read from standard input
+    /// for "-") or with the answer.
+    fn game_input(&self) -> Result<GameInput> {
+        let grid = match self.grid.as_deref() {
+            Some("-") => {
+                let mut text = String::new();
+                std::io::stdin()
+                    .read_to_string(&mut text)
+                    .context("reading the grid from standard input")?;
+                Some(text)
+            }
+            other => other.map(str::to_string),
+        };
+        let words: Vec<String> = self
+            .words
+            .iter()
+            .flat_map(|w| w.split(','))
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        let steps: Vec<(String, String)> = self
+            .history
+            .steps
+            .iter()
+            .map(|s| {
+                s.split_once(['=', ':', ' '])
+                    .map(|(word, pattern)| (word.to_string(), pattern.to_string()))
+                    .with_context(|| format!("reading --history {s:?}: write it as WORD=PATTERN"))
+            })
+            .collect::<Result<_>>()?;
+        let (words, colours) = match (grid, steps.is_empty()) {
+            (Some(grid), _) => (words, ColoursInput::Grid(grid)),
+            (None, false) => {
+                let (words, patterns) = steps.into_iter().unzip();
+                (words, ColoursInput::Each(patterns))
+            }
+            (None, true) if words.is_empty() => {
+                bail!("no game to review: give -H WORD=PATTERN steps, or the words with --grid or --answer")
+            }
+            (None, true) => (words, ColoursInput::FromAnswer),
+        };
+        Ok(GameInput {
+            words,
+            colours,
+            answer: self.answer.clone(),
+        })
     }
 }
 

@@ -9,7 +9,6 @@ use hakase_core::query::{QueryError, HARD_MODE_RULE, STRICT_MODE_RULE};
 use hakase_core::review::ReviewError;
 use hakase_core::Error;
 use serde::Serialize;
-use tonic::Status;
 
 use super::catalog::CatalogError;
 
@@ -29,38 +28,6 @@ impl Message {
             key,
             args: args.into_iter().map(|a| a.to_string()).collect(),
         }
-    }
-}
-
-/// A refusal of the query service: the gRPC status with its English message, and the message
-/// key when the cause is one a page words itself. gRPC sends only the status.
-#[derive(Debug)]
-pub struct Refusal {
-    /// The status (code and English message).
-    pub status: Status,
-    /// The key and arguments, when there are some.
-    pub message: Option<Message>,
-}
-
-impl Refusal {
-    /// A refusal with `status`, keyed by `message`.
-    pub fn new(status: Status, message: Option<Message>) -> Refusal {
-        Refusal { status, message }
-    }
-}
-
-impl From<Status> for Refusal {
-    fn from(status: Status) -> Refusal {
-        Refusal {
-            status,
-            message: None,
-        }
-    }
-}
-
-impl From<Refusal> for Status {
-    fn from(refusal: Refusal) -> Status {
-        refusal.status
     }
 }
 

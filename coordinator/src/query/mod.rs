@@ -1,9 +1,12 @@
-//! The query side: runs loaded into memory ([`run`], [`catalog`]) and the read-only gRPC
-//! service over them ([`service`]), shared by `hakase query`, `play`, `serve`, `export`,
-//! `plot`, `display`, `chart --run` and `review`.
+//! The query side: runs loaded into memory ([`run`], [`catalog`]), the query service over
+//! them ([`service`], refusing with [`error`]'s types) and its gRPC adapter ([`grpc`]; the
+//! HTTP one is [`crate::web`]), shared by `hakase query`, `play`, `serve`, `export`, `plot`,
+//! `display`, `chart --run` and `review`.
 
 pub mod catalog;
 pub mod claim;
+pub mod error;
+pub mod grpc;
 pub mod live;
 pub mod message;
 pub mod ranking;
@@ -17,6 +20,8 @@ pub mod view;
 #[doc(hidden)]
 pub use crate::runs::first as firstrun;
 pub use catalog::{CatalogError, RunCatalog};
+pub use error::{ErrorKind, ServiceError};
+pub use grpc::{query_service, serve, serve_live};
 pub use live::{LiveCatalog, ScanReport, Sources, TreeSource};
 pub use run::{LoadedRun, RunError, RunSummary, DEFAULT_DATA_DIR};
-pub use service::{query_service, serve, serve_live, QueryService, ServiceLimits};
+pub use service::{QueryService, ServiceLimits};

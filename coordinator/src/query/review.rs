@@ -1,13 +1,15 @@
-//! Reviews on the query side: which parts of a run a review may trust, the bounded caches a
-//! server keeps per run, and the one view model of a review (words instead of ids) that
-//! `hakase review` prints as text or JSON and `POST /api/v1/review` sends.
+//! Reviews on the query side: the game a client sends ([`GameInput`]), which parts of a run a
+//! review may trust, the bounded caches a server keeps per run, and the one view model of a
+//! review (words instead of ids) that `hakase review` prints as text or JSON and
+//! `POST /api/v1/review` sends.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use hakase_core::query::Source;
 use hakase_core::review::{
-    Judged, Known, MoveReview, Optimum, Proof, Review, ReviewCache, Reviewer, Rules,
+    Colours, GameText, Judged, Known, MoveReview, Optimum, Proof, Review, ReviewCache, Reviewer,
+    Rules,
 };
 use hakase_core::solver::SolverConfig;
 use hakase_core::{AnswerId, FeedbackTable, Game, PatternStyle};
@@ -20,6 +22,46 @@ use crate::output::Label;
 /// Review caches a server keeps at once (one per run and rules, each bounded by
 /// [`ReviewCache::default`]'s sizes): the least recently created is dropped past it.
 pub const REVIEW_CACHES: usize = 4;
+
+/// A played game as a client gives it, owned, so the service can read it on its solve pool:
+/// the words, their colours, and the answer when known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameInput {
+    /// The words played, in order.
+    pub words: Vec<String>,
+    /// Their colours.
+    pub colours: ColoursInput,
+    /// The answer, when known (needed without colours).
+    pub answer: Option<String>,
+}
+
+/// The colours of a [`GameInput`] (see [`Colours`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ColoursInput {
+    /// One pattern per word.
+    Each(Vec<String>),
+    /// The emoji grid the game shares.
+    Grid(String),
+    /// None: they follow from the answer.
+    FromAnswer,
+}
+
+impl GameInput {
+    /// The game as the core reads it.
+    pub fn text(&self) -> GameText<'_> {
+        GameText {
+            words: self.words.iter().map(String::as_str).collect(),
+            colours: match &self.colours {
+                ColoursInput::Each(patterns) => {
+                    Colours::Each(patterns.iter().map(String::as_str).collect())
+                }
+                ColoursInput::Grid(grid) => Colours::Grid(grid),
+                ColoursInput::FromAnswer => Colours::FromAnswer,
+            },
+            answer: self.answer.as_deref(),
+        }
+    }
+}
 
 /// What a review is judged against: the game, its rules, and the run's tree when it may be
 /// trusted.

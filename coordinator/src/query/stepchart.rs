@@ -5,9 +5,12 @@
 //! Off the stored tree, the step was solved exactly on the spot (bounded by the service's
 //! solve limit); every row is read from that solved subtree, so those rows are exact too and
 //! cost no further solve. The chart's `source` says "computed".
+//!
+//! A chart of a chosen first guess ([`FirstChart`]) has the same shape, and adds what the
+//! `Chart` RPC also reports: the strategy's total and worst, and what the run may claim.
 
 use hakase_core::history::{partition, Step};
-use hakase_core::query::{NextGuess, Oracle, QueryError, Source};
+use hakase_core::query::{NextGuess, OptimalChart, Oracle, QueryError, Source};
 use hakase_core::tree::Tree;
 use hakase_core::PatternStyle;
 use serde::Serialize;
@@ -46,6 +49,55 @@ pub struct StepChart {
     pub rows: Vec<StepRow>,
     /// The stored tree, or an on-the-spot solve when the history left it.
     pub source: Source,
+}
+
+/// The chart of a first guess over every answer, under optimal play from that guess on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FirstChart {
+    /// The chart in the step chart's shape: no step played, every answer, and every row's
+    /// total and worst known.
+    pub chart: StepChart,
+    /// Guesses over all answers.
+    pub total: u64,
+    /// Most guesses any answer needs.
+    pub worst: u32,
+    /// The run's result is a proof.
+    pub proven: bool,
+    /// What the run may claim.
+    pub claim: String,
+}
+
+impl FirstChart {
+    /// The chart `chart` of `run`'s game, in words.
+    pub fn new(run: &LoadedRun, chart: &OptimalChart) -> FirstChart {
+        let game = &run.game;
+        let len = game.guesses()[chart.first as usize].len();
+        let rows = chart
+            .rows
+            .iter()
+            .map(|r| StepRow {
+                pattern: r.row.pattern.format(len, game.style()),
+                digits: r.row.pattern.format(len, PatternStyle::Digits),
+                count: r.row.candidates.len(),
+                next_guess: r.row.second.map(|g| game.guess_text(g).to_string()),
+                total: Some(r.total),
+                worst: Some(r.worst),
+            })
+            .collect();
+        FirstChart {
+            chart: StepChart {
+                steps: 0,
+                guess: Some(game.guess_text(chart.first).to_string()),
+                count: game.answers().len(),
+                rows,
+                source: chart.source,
+            },
+            total: chart.total,
+            worst: chart.worst,
+            proven: run.proven(),
+            claim: run.claim(),
+        }
+    }
 }
 
 /// The chart of the step after `steps`, given the answer `next` the oracle gave for them and,

@@ -1,16 +1,18 @@
 //! Tree files as runs: a tree written by `hakase solve --tree-out` (JSON document or one line
 //! per answer) answers the same questions as a run database, so results of
-//! `solve --first W --in-memory` can be queried and served.
+//! `solve --first W --in-memory` can be queried and served; and the tree document of a run,
+//! as `export` and the query service write it.
 
 use std::path::Path;
 
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, SolverConfig};
+use hakase_core::tree::{Evaluation, Tree};
 use hakase_core::treefile::{self, TreeDocument};
-use hakase_core::FeedbackTable;
+use hakase_core::{FeedbackTable, Game};
 use thiserror::Error;
 
-use super::run::LoadedRun;
+use super::run::{LoadedRun, RunError};
 use crate::cluster::store::Manifest;
 
 /// Largest tree file read: a full Wordle tree in JSON is a few MiB.
@@ -64,16 +66,7 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         .starts_with('{')
         .then(|| serde_json::from_str(&text).ok())
         .flatten();
-    let game_name = match (game, &doc) {
-        (Some(g), _) => g.to_string(),
-        (None, Some(doc)) => doc.game.clone(),
-        (None, None) => return Err(TreeRunError::NoGame(shown)),
-    };
-    let game = load_preset(&game_name).map_err(|e| TreeRunError::Game {
-        path: shown.clone(),
-        game: game_name.clone(),
-        why: e.to_string(),
-    })?;
+    let game = game_of(game, doc.as_ref(), &shown)?;
     let bad_tree = |why: String| TreeRunError::Tree {
         path: shown.clone(),
         why,
@@ -97,21 +90,44 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
             evaluation.worst
         )));
     }
-    let total = u32::try_from(evaluation.total).unwrap_or(u32::MAX);
-    let Stated {
-        proven,
+    let stated = Stated::of(doc.as_ref(), cap);
+    let first = stated.first.clone();
+    let name = path
+        .file_stem()
+        .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
+    Ok(LoadedRun {
+        name,
+        path: path.to_path_buf(),
+        manifest: manifest(&game, &config, modified_secs(path)),
+        table,
+        solution: Some(solution(config, tree, evaluation, stated)),
         first,
-        guesses_left,
-    } = Stated::of(doc.as_ref(), cap);
-    let best = FirstGuessValue {
-        guess: tree.guess,
-        outcome: Outcome::Exact {
-            value: total,
-            guess: tree.guess,
-        },
+        game,
+        damage: Default::default(),
+    })
+}
+
+/// The game of a tree file: `game` when given, else the one its JSON document names.
+fn game_of(
+    game: Option<&str>,
+    doc: Option<&TreeDocument>,
+    shown: &str,
+) -> Result<Game, TreeRunError> {
+    let name = match (game, doc) {
+        (Some(g), _) => g.to_string(),
+        (None, Some(doc)) => doc.game.clone(),
+        (None, None) => return Err(TreeRunError::NoGame(shown.to_string())),
     };
-    let stamp = modified_secs(path);
-    let manifest = Manifest {
+    load_preset(&name).map_err(|e| TreeRunError::Game {
+        path: shown.to_string(),
+        game: name.clone(),
+        why: e.to_string(),
+    })
+}
+
+/// The manifest a finished run of `game` under `config` would have, stamped `stamp`.
+fn manifest(game: &Game, config: &SolverConfig, stamp: u64) -> Manifest {
+    Manifest {
         version: 0,
         game: game.name().to_string(),
         fingerprint: game.fingerprint().to_string(),
@@ -121,28 +137,29 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         finished: true,
         audit_key: None,
         scope: Default::default(),
+    }
+}
+
+/// The solution a checked tree stands for: its root as the one ranked first guess, with
+/// the proof and guess budget the document states.
+fn solution(config: SolverConfig, tree: Tree, evaluation: Evaluation, stated: Stated) -> Solution {
+    let total = u32::try_from(evaluation.total).unwrap_or(u32::MAX);
+    let best = FirstGuessValue {
+        guess: tree.guess,
+        outcome: Outcome::Exact {
+            value: total,
+            guess: tree.guess,
+        },
     };
-    let name = path
-        .file_stem()
-        .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
-    Ok(LoadedRun {
-        name,
-        path: path.to_path_buf(),
-        manifest,
-        table,
-        solution: Some(Solution {
-            config,
-            guesses_left,
-            best: Some(best),
-            ranking: vec![best],
-            proven,
-            tree: Some(tree),
-            evaluation: Some(evaluation),
-        }),
-        first,
-        game,
-        damage: Default::default(),
-    })
+    Solution {
+        config,
+        guesses_left: stated.guesses_left,
+        best: Some(best),
+        ranking: vec![best],
+        proven: stated.proven,
+        tree: Some(tree),
+        evaluation: Some(evaluation),
+    }
 }
 
 /// Reads the file whole, refusing one bigger than a tree file may be.
@@ -182,6 +199,35 @@ pub fn about(
         "total": solution.and_then(|s| s.best).map(|b| b.outcome.value()),
         "guesses_left": solution.map(|s| s.guesses_left),
     })
+}
+
+/// The two ways a tree is written: the JSON document (with the run's facts, see [`about`])
+/// or one line per answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeFormat {
+    /// The JSON tree document.
+    Json,
+    /// One line per answer, the guesses and colours that find it.
+    Text,
+}
+
+/// The optimal tree of `run` written in `format`.
+pub fn document(run: &LoadedRun, format: TreeFormat) -> Result<String, RunError> {
+    let oracle = run.oracle()?;
+    Ok(match format {
+        TreeFormat::Text => treefile::to_text(&run.game, &run.table, oracle.tree(), false),
+        TreeFormat::Json => treefile::to_json(&run.game, oracle.tree(), tree_about(run)),
+    })
+}
+
+/// The facts written into a tree document of a run: options, proof, total.
+pub fn tree_about(run: &LoadedRun) -> serde_json::Value {
+    about(
+        Some(&run.name),
+        &run.manifest.config,
+        run.solution.as_ref(),
+        run.first.as_deref(),
+    )
 }
 
 /// What a JSON tree document says of its solve; a text tree says nothing, so it is not

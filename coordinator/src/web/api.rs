@@ -10,8 +10,10 @@
 //! | `POST /rescan` | | look for new or finished runs now |
 //! | `POST /review` | `{"run", "history"}`, or `"words"` with `"grid"` or `"answer"` | the game judged move by move (see [`super::review`]) |
 //!
-//! Answers on the stored tree are computed inline; anything needing a solve goes through the
-//! service's bounded solve pool, exactly as over gRPC.
+//! A thin adapter over [`QueryService`], as the gRPC service is: it reads JSON into the
+//! service's arguments and writes its answers back; refusals become JSON errors (see
+//! [`super::errors`]). Answers on the stored tree are computed inline; anything needing a
+//! solve goes through the service's bounded solve pool.
 
 use std::sync::Arc;
 
@@ -21,19 +23,12 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use hakase_core::history::filter;
-use hakase_core::query::Source;
 use hakase_core::PatternStyle;
-use hakase_proto::v1::query_server::Query;
-use hakase_proto::v1::{AnswerSource, ChartReply, ChartRequest, TreeFormat, TreeRequest};
 use serde::{Deserialize, Serialize};
-use tokio_stream::StreamExt;
-use tonic::Status;
 
 use super::errors::ApiError;
-use crate::query::message::{self, Refusal};
-use crate::query::service::{query_refusal, run_status};
-use crate::query::stepchart::{step_chart, StepChart, StepRow};
+use crate::query::stepchart::StepChart;
+use crate::query::treerun::TreeFormat;
 use crate::query::view::NextView;
 use crate::query::{LoadedRun, QueryService, RunSummary, ScanReport};
 
@@ -116,18 +111,9 @@ pub struct RunsJson {
 
 /// `GET /runs`.
 async fn runs(State(service): Shared) -> Json<RunsJson> {
-    let catalog = service.catalog().current();
     Json(RunsJson {
-        runs: catalog.runs().map(|r| RunJson::new(r)).collect(),
+        runs: service.runs().iter().map(|r| RunJson::new(r)).collect(),
     })
-}
-
-fn source_of(code: i32) -> Source {
-    if code == AnswerSource::Computed as i32 {
-        Source::Computed
-    } else {
-        Source::Tree
-    }
 }
 
 /// The history as (guess, colours) pairs.
@@ -165,21 +151,10 @@ async fn candidates(
     body: Result<Json<HistoryJson>, JsonRejection>,
 ) -> Result<Json<CandidatesJson>, ApiError> {
     let Json(request) = body?;
-    let (run, steps) = service.read_history(&request.run, &pairs(&request.history))?;
-    let left = filter(&run.game, &run.table, &steps).map_err(|e| {
-        let keyed = message::of_core(&e, 0);
-        let error = ApiError::bad_request(format!("no possible answer fits the history: {e}"));
-        match keyed {
-            Some(m) => error.with_message(m),
-            None => error,
-        }
-    })?;
+    let candidates = service.candidates(&request.run, &pairs(&request.history))?;
     Ok(Json(CandidatesJson {
-        count: left.len(),
-        candidates: left
-            .iter()
-            .map(|&a| run.game.answer_text(a).to_string())
-            .collect(),
+        count: candidates.len(),
+        candidates,
     }))
 }
 
@@ -191,52 +166,19 @@ async fn chart(
 ) -> Result<Json<StepChart>, ApiError> {
     let Json(request) = body?;
     if request.history.is_empty() && !request.first.trim().is_empty() {
+        // Past the run's lookup, a first-guess chart refuses in English only, as the chart
+        // RPC it was once answered through did.
         let run = service.run(&request.run)?;
-        let reply = service
-            .chart(tonic::Request::new(ChartRequest {
-                run: run.name.clone(),
-                first_guess: request.first.clone(),
-            }))
-            .await?
-            .into_inner();
-        return Ok(Json(first_chart(&run, reply)));
+        let first = service
+            .first_chart(&run.name, Some(&request.first))
+            .await
+            .map_err(|e| ApiError::from(e).english_only())?;
+        return Ok(Json(first.chart));
     }
-    let (run, steps) = service.read_history(&request.run, &pairs(&request.history))?;
-    let limit = service.limits().max_solve_candidates;
-    let on_tree = run.oracle().is_ok_and(|o| o.follows_tree(&steps));
-    let work = move || -> Result<StepChart, Refusal> {
-        let oracle = run.oracle().map_err(run_status)?.with_solve_limit(limit);
-        let (next, solved) = oracle.next_guess_with_tree(&steps).map_err(query_refusal)?;
-        step_chart(&run, &oracle, &steps, &next, solved.as_ref()).map_err(query_refusal)
-    };
-    let chart = if on_tree {
-        work()?
-    } else {
-        service.solve(work).await?
-    };
+    let chart = service
+        .step_chart(&request.run, &pairs(&request.history))
+        .await?;
     Ok(Json(chart))
-}
-
-/// A first-guess chart of the gRPC service in the step chart's shape.
-fn first_chart(run: &LoadedRun, reply: ChartReply) -> StepChart {
-    StepChart {
-        steps: 0,
-        guess: Some(reply.first_guess),
-        count: run.game.answers().len(),
-        source: source_of(reply.source),
-        rows: reply
-            .rows
-            .into_iter()
-            .map(|r| StepRow {
-                pattern: r.pattern,
-                digits: r.digits,
-                count: r.count as usize,
-                next_guess: (!r.second_guess.is_empty()).then_some(r.second_guess),
-                total: Some(r.total),
-                worst: Some(r.worst),
-            })
-            .collect(),
-    }
 }
 
 /// The query of `GET /tree`.
@@ -266,25 +208,15 @@ async fn tree(
             )))
         }
     };
-    let mut stream = service
-        .tree(tonic::Request::new(TreeRequest {
-            run: params.run,
-            format: format as i32,
-        }))
-        .await?
-        .into_inner();
-    let mut text = String::new();
-    while let Some(chunk) = stream.next().await {
-        text.push_str(&chunk?.text);
-    }
+    // The tree refuses in English only, as the tree RPC it was once answered through did.
+    let text = service
+        .run(&params.run)
+        .and_then(|run| service.tree(&run, format))
+        .map_err(|e| ApiError::from(e).english_only())?;
     Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
 }
 
 /// `POST /rescan`: look for runs that appeared or finished, now.
 async fn rescan(State(service): Shared) -> Result<Json<ScanReport>, ApiError> {
-    let catalog = service.catalog().clone();
-    let report = tokio::task::spawn_blocking(move || catalog.rescan())
-        .await
-        .map_err(|e| Status::internal(format!("the rescan failed: {e}")))?;
-    Ok(Json(report))
+    Ok(Json(service.rescan().await?))
 }

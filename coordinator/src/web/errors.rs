@@ -1,7 +1,7 @@
 //! JSON errors of the HTTP API: `{"error": {"kind": "...", "message": "..."}}`, the shape
 //! of every error of hakase under `--json` (docs/json.md), with the HTTP status that fits,
-//! carrying the same messages as the command line and gRPC. Here `kind` is the gRPC status
-//! code's name (`invalid_argument`, `not_found`, ...), as the service gives it. Errors a
+//! carrying the same messages as the command line and gRPC. Here `kind` is the name of the
+//! gRPC status code the same refusal gets (`invalid_argument`, `not_found`, ...). Errors a
 //! player causes also carry `key` and `args` (see [`crate::query::message`]), so the page
 //! words them in its own language.
 
@@ -10,9 +10,9 @@ use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Serialize;
-use tonic::{Code, Status};
 
-use crate::query::message::{Message, Refusal};
+use crate::query::message::Message;
+use crate::query::{ErrorKind, ServiceError};
 
 /// An error answered as JSON.
 #[derive(Debug)]
@@ -57,6 +57,12 @@ impl ApiError {
         self
     }
 
+    /// The same error without its message key: worded in English on the page too.
+    pub fn english_only(mut self) -> ApiError {
+        self.keyed = None;
+        self
+    }
+
     /// A request the server cannot read.
     pub fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, "invalid_argument", message)
@@ -73,26 +79,20 @@ impl ApiError {
     }
 }
 
-impl From<Status> for ApiError {
-    fn from(status: Status) -> ApiError {
-        let (http, code) = match status.code() {
-            Code::InvalidArgument => (StatusCode::BAD_REQUEST, "invalid_argument"),
-            Code::NotFound => (StatusCode::NOT_FOUND, "not_found"),
-            Code::FailedPrecondition => (StatusCode::CONFLICT, "failed_precondition"),
-            Code::ResourceExhausted => (StatusCode::TOO_MANY_REQUESTS, "resource_exhausted"),
-            Code::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
-            Code::DeadlineExceeded => (StatusCode::GATEWAY_TIMEOUT, "deadline_exceeded"),
-            _ => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+/// A refusal of the service: the HTTP status and `kind` of its kind, its message and key.
+impl From<ServiceError> for ApiError {
+    fn from(e: ServiceError) -> ApiError {
+        let (http, code) = match e.kind() {
+            ErrorKind::Invalid => (StatusCode::BAD_REQUEST, "invalid_argument"),
+            ErrorKind::NotFound => (StatusCode::NOT_FOUND, "not_found"),
+            ErrorKind::Precondition => (StatusCode::CONFLICT, "failed_precondition"),
+            ErrorKind::TooLarge => (StatusCode::TOO_MANY_REQUESTS, "resource_exhausted"),
+            ErrorKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            ErrorKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };
-        ApiError::new(http, code, status.message())
-    }
-}
-
-impl From<Refusal> for ApiError {
-    fn from(refusal: Refusal) -> ApiError {
         ApiError {
-            keyed: refusal.message,
-            ..ApiError::from(refusal.status)
+            keyed: e.message(),
+            ..ApiError::new(http, code, e.to_string())
         }
     }
 }
