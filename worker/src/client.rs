@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hakase_core::solver::{Outcome, SolverConfig};
+use hakase_core::solver::Outcome;
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_proto::v1::cluster_client::ClusterClient;
 use hakase_proto::v1::{
@@ -189,7 +189,7 @@ pub async fn run(
         let Some(reply) = register(&mut client, &opts, &stop).await? else {
             return Ok(summed(summary, &bench));
         };
-        let key = format!("{}/{}", reply.fingerprint, reply.config_json);
+        let key = format!("{}/{:?}", reply.fingerprint, reply.options);
         let current = match &bench {
             Some((k, b)) if *k == key => b.clone(),
             _ => {
@@ -335,8 +335,10 @@ async fn build_bench(
         .game
         .clone()
         .ok_or_else(|| WorkerError::Protocol("no game in the reply".into()))?;
-    let config: SolverConfig = serde_json::from_str(&reply.config_json)
-        .map_err(|e| WorkerError::Protocol(format!("options: {e}")))?;
+    let options = (reply.options.as_ref())
+        .ok_or_else(|| WorkerError::Protocol("no solver options in the reply".into()))?;
+    let config = hakase_proto::options::solver_config(options)
+        .map_err(|e| WorkerError::Protocol(e.to_string()))?;
     let game = hakase_proto::game::from_spec(&spec, &reply.fingerprint)
         .map_err(|e| WorkerError::Protocol(e.to_string()))?;
     if let Some(want) = &opts.fingerprint {
