@@ -8,7 +8,7 @@ use clap::Args;
 use hakase_core::design::derived::with_first_guess;
 use hakase_core::presets::{load_preset, DEFAULT_GAME};
 use hakase_core::word::read_word_list;
-use hakase_core::{FeedbackTable, Game, WordListInput};
+use hakase_core::{Game, GameTable, WordListInput};
 
 /// Which game to analyse: a preset, optionally with its lists or tries replaced.
 #[derive(Debug, Clone, Args)]
@@ -32,14 +32,6 @@ pub struct GameArgs {
     /// Number of guesses allowed (the preset's by default: 10 for Pokémon, 6 for Wordle).
     #[arg(long, value_name = "N")]
     pub tries: Option<u32>,
-}
-
-/// A loaded game together with its feedback table, which every analysis needs.
-pub struct Loaded {
-    /// The game.
-    pub game: Game,
-    /// Every guess's pattern against every answer.
-    pub table: FeedbackTable,
 }
 
 impl GameArgs {
@@ -68,18 +60,18 @@ impl GameArgs {
     }
 
     /// Builds the game and its feedback table.
-    pub fn load_with_table(&self) -> Result<Loaded> {
-        let game = self.load()?;
-        let table = FeedbackTable::build(&game);
-        Ok(Loaded { game, table })
+    pub fn load_with_table(&self) -> Result<GameTable> {
+        Ok(GameTable::build(self.load()?))
     }
 
     /// Builds the game and its table; with `allow_any`, a first guess that is not an
     /// allowed guess is added to the guesses (see [`allow_first`]).
-    pub fn load_for_first(&self, first: Option<&str>, allow_any: bool) -> Result<Loaded> {
-        let game = allow_first(self.load()?, first, allow_any)?;
-        let table = FeedbackTable::build(&game);
-        Ok(Loaded { game, table })
+    pub fn load_for_first(&self, first: Option<&str>, allow_any: bool) -> Result<GameTable> {
+        Ok(GameTable::build(allow_first(
+            self.load()?,
+            first,
+            allow_any,
+        )?))
     }
 
     /// A name for a customised game that says what was replaced.

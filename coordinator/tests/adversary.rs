@@ -111,7 +111,7 @@ fn forge(
 
 /// A solver of the engine's game under `config`, for the workers of a schedule.
 fn workbench(engine: &Engine, config: SolverConfig) -> Workbench {
-    Workbench::new(engine.game.clone(), config, None, 1_000_000)
+    Workbench::new(engine.game().clone(), config, None, 1_000_000)
 }
 
 /// A valid tree for `spec` that is not the optimal one: the least-worst-case tree, its

@@ -124,7 +124,7 @@ fn completions_per_second() {
     let (done, leased, elapsed) = runtime.block_on(async {
         let served = Served::start("pokemon-today", EngineParams::default()).await;
         let bench = Workbench::new(
-            served.engine.game.clone(),
+            served.engine.game().clone(),
             SolverConfig::default(),
             None,
             4_000_000,
@@ -265,8 +265,8 @@ fn plan_through_the_coordinator() {
     let (took, first_guesses, state) = runtime.block_on(async {
         let served = Served::start(&game, params).await;
         let (answers, guesses) = (
-            served.engine.game.answers().len(),
-            served.engine.game.guesses().len(),
+            served.engine.game().answers().len(),
+            served.engine.game().guesses().len(),
         );
         let started = Instant::now();
         let mut tasks = Vec::new();

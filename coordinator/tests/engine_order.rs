@@ -46,7 +46,7 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
         params,
     )
     .expect("engine");
-    let bench = Workbench::new(engine.game.clone(), config.clone(), None, 1_000_000);
+    let bench = Workbench::new(engine.game().clone(), config.clone(), None, 1_000_000);
     let told = engine.watch_incumbent();
     let stop = AtomicBool::new(false);
     let mut rng = seed

@@ -95,19 +95,11 @@ impl StatedFacts {
                 };
                 found.push(format!(
                     "the file says {} mode, but it was checked in {} mode ({hint})",
-                    mode_name(stated),
-                    mode_name(mode),
+                    stated.word(),
+                    mode.word(),
                 ));
             }
         }
         found
-    }
-}
-
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Normal => "normal",
-        Mode::Hard => "hard",
-        Mode::Strict => "strict",
     }
 }

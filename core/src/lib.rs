@@ -15,7 +15,9 @@ pub mod design;
 pub mod entropy;
 pub mod error;
 pub mod game;
+pub mod game_table;
 pub mod history;
+pub mod label;
 pub mod normalize;
 pub mod pattern;
 pub mod presets;
@@ -33,5 +35,6 @@ pub mod word;
 
 pub use error::{Error, Result};
 pub use game::{AnswerId, Game, GuessId, WordListInput};
+pub use game_table::GameTable;
 pub use pattern::{feedback, Cell, Pattern, PatternStyle};
 pub use table::FeedbackTable;

@@ -5,10 +5,11 @@
 use thiserror::Error;
 
 use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::feedback;
+use crate::pattern::{feedback, Pattern};
 use crate::solver::hard::HardState;
 use crate::solver::Mode;
 use crate::tree::{Evaluation, Tree};
+use crate::word::Word;
 
 /// The first problem found in a tree.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -73,50 +74,9 @@ fn check_node(
     };
     let text = game.guess_text(guess);
     let depth = path.len() as u32 + 1;
-    if depth > game.tries() {
-        return Err(fail(
-            path,
-            format!(
-                "{text} would be guess {depth}, beyond the {} tries",
-                game.tries()
-            ),
-        ));
-    }
-    match mode {
-        Mode::Normal => {}
-        Mode::Hard if !hard.allows(word) => {
-            return Err(fail(
-                path,
-                format!("{text} breaks hard mode (a revealed letter is dropped or moved)"),
-            ));
-        }
-        Mode::Hard => {}
-        Mode::Strict => {
-            let candidate = game
-                .guess_as_answer(guess)
-                .is_some_and(|a| set.contains(&a));
-            if !candidate {
-                return Err(fail(
-                    path,
-                    format!("{text} is not a possible answer here (strict mode)"),
-                ));
-            }
-        }
-    }
+    allowed_here(game, mode, set, hard, guess, depth).map_err(|why| fail(path, why))?;
     let mut used = vec![false; tree.branches.len()];
-    let mut parts: Vec<(crate::pattern::Pattern, Vec<AnswerId>)> = Vec::new();
-    for &answer in set {
-        let pattern = feedback(word, &game.answers()[answer as usize]);
-        if pattern.is_win() {
-            reached[answer as usize] += 1;
-            evaluation.record(answer, Some(depth));
-            continue;
-        }
-        match parts.iter_mut().find(|(p, _)| *p == pattern) {
-            Some((_, v)) => v.push(answer),
-            None => parts.push((pattern, vec![answer])),
-        }
-    }
+    let parts = parts_after(game, word, set, depth, evaluation, reached);
     for (pattern, part) in parts {
         let shown = pattern.format(word.len(), game.style());
         let Some(index) = tree.branches.iter().position(|(p, _)| *p == pattern) else {
@@ -154,4 +114,69 @@ fn check_node(
         ));
     }
     Ok(())
+}
+
+/// Why `guess` may not be played as guess number `depth` at a node of `set` under `mode`
+/// (beyond the tries, or against hard or strict mode); `Ok` when it may.
+fn allowed_here(
+    game: &Game,
+    mode: Mode,
+    set: &[AnswerId],
+    hard: &HardState,
+    guess: GuessId,
+    depth: u32,
+) -> Result<(), String> {
+    let text = game.guess_text(guess);
+    if depth > game.tries() {
+        return Err(format!(
+            "{text} would be guess {depth}, beyond the {} tries",
+            game.tries()
+        ));
+    }
+    let word = &game.guesses()[guess as usize];
+    match mode {
+        Mode::Normal => Ok(()),
+        Mode::Hard if !hard.allows(word) => Err(format!(
+            "{text} breaks hard mode (a revealed letter is dropped or moved)"
+        )),
+        Mode::Hard => Ok(()),
+        Mode::Strict => {
+            let candidate = game
+                .guess_as_answer(guess)
+                .is_some_and(|a| set.contains(&a));
+            if candidate {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{text} is not a possible answer here (strict mode)"
+                ))
+            }
+        }
+    }
+}
+
+/// The answers of `set` that `word` does not win, by the pattern they show, in order of
+/// first appearance; the ones it wins are recorded as found at `depth`.
+fn parts_after(
+    game: &Game,
+    word: &Word,
+    set: &[AnswerId],
+    depth: u32,
+    evaluation: &mut Evaluation,
+    reached: &mut [u32],
+) -> Vec<(Pattern, Vec<AnswerId>)> {
+    let mut parts: Vec<(Pattern, Vec<AnswerId>)> = Vec::new();
+    for &answer in set {
+        let pattern = feedback(word, &game.answers()[answer as usize]);
+        if pattern.is_win() {
+            reached[answer as usize] += 1;
+            evaluation.record(answer, Some(depth));
+            continue;
+        }
+        match parts.iter_mut().find(|(p, _)| *p == pattern) {
+            Some((_, v)) => v.push(answer),
+            None => parts.push((pattern, vec![answer])),
+        }
+    }
+    parts
 }

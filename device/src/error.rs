@@ -48,7 +48,7 @@ pub enum DeviceError {
         max: u32,
     },
     /// Writing a file or stream failed.
-    #[error("cannot write {path}: {source}")]
+    #[error("cannot write {path}")]
     Write {
         /// Where (a file path, or a description of the stream).
         path: String,
@@ -56,7 +56,7 @@ pub enum DeviceError {
         source: std::io::Error,
     },
     /// The PNG encoder failed.
-    #[error("cannot encode PNG {path}: {source}")]
+    #[error("cannot encode PNG {path}")]
     Png {
         /// Where.
         path: String,

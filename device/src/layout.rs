@@ -22,9 +22,9 @@ use embedded_graphics::prelude::Point;
 use crate::error::DeviceError;
 use crate::font::{NAMES, SMALL};
 use crate::frame::{Frame, Ink, WIDTH};
-use crate::label::Label;
 use crate::tile::{draw_legend, draw_tile, fill};
 use crate::view::{ChartView, ChartViewRow};
+use hakase_core::label::Label;
 
 /// Rows that fit between the header and the legend at 12 px per row.
 pub const ROWS_PER_PAGE: usize = 6;

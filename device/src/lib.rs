@@ -12,7 +12,6 @@ pub mod c_header;
 pub mod error;
 pub mod font;
 pub mod frame;
-pub mod label;
 pub mod layout;
 pub mod panel;
 pub mod png;
@@ -23,7 +22,8 @@ pub mod view;
 pub use c_header::write_c_header;
 pub use error::DeviceError;
 pub use frame::{Frame, Ink, HEIGHT, NATIVE_HEIGHT, NATIVE_WIDTH, PLANE_BYTES, WIDTH};
-pub use label::Label;
+/// The label every view carries: worded in core, beside the solver whose results it judges.
+pub use hakase_core::label::Label;
 pub use layout::{page_count, render_page_number, render_pages, ROWS_PER_PAGE};
 pub use panel::{button_pages, cycle_pages, refresh, select_page, show_on_panel, PanelConfig};
 pub use png::{encode_png, write_png, write_rgb_png, PanelColour};

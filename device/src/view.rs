@@ -5,7 +5,7 @@ use hakase_core::chart::Chart;
 use hakase_core::query::OptimalChart;
 use hakase_core::{Cell, Game};
 
-use crate::label::Label;
+use hakase_core::label::Label;
 
 /// A chart ready to be drawn: the header facts and one row per feedback of the first guess.
 #[derive(Debug, Clone, PartialEq)]

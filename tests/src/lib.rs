@@ -6,11 +6,12 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hakase_core::presets::load_preset;
-use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
-use hakase_core::FeedbackTable;
+use hakase_core::solver::{FirstGuesses, SharedSolver, Solution, SolverConfig};
+use hakase_core::GameTable;
 
 /// The token every test cluster uses.
 pub const TOKEN: &str = "test-token-7f3a-5c0e9b21";
@@ -251,15 +252,16 @@ pub fn start_worker(dir: &Scratch, name: &str, url: &str, extra: &[&str]) -> Pro
 
 /// The single-process reference: core's `solve_game(Best)`.
 pub fn core_solution(game: &str, config: SolverConfig) -> Solution {
-    core_solver(game, config).solve_game(FirstGuesses::Best, &|_| {})
+    core_solver(game, config)
+        .solver()
+        .solve_game(FirstGuesses::Best, &|_| {})
 }
 
 /// A core solver of the preset `game`, for tests that need more than its best solution (a
-/// ranking, its counters); its game and table live as long as the test process.
-pub fn core_solver(game: &str, config: SolverConfig) -> Solver<'static> {
-    let game: &'static hakase_core::Game = Box::leak(Box::new(load_preset(game).expect("preset")));
-    let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
-    Solver::new(game, table, config, 4_000_000)
+/// ranking, its counters); it owns its game and table.
+pub fn core_solver(game: &str, config: SolverConfig) -> SharedSolver {
+    let tables = GameTable::build(load_preset(game).expect("preset"));
+    SharedSolver::new(Arc::new(tables), config, 4_000_000)
 }
 
 /// The parts of a result that must match exactly: value, first guess and tree, as JSON.

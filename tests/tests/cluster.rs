@@ -232,7 +232,8 @@ fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
 #[test]
 fn rank_all_through_two_workers_gives_every_exact_value_of_the_core_solver() {
     let game = "pokemon-gen:1";
-    let solver = core_solver(game, SolverConfig::default());
+    let shared = core_solver(game, SolverConfig::default());
+    let solver = shared.solver();
     let reference = solver.solve_game(hakase_core::solver::FirstGuesses::RankAll, &|_| {});
     assert!(reference.ranking.iter().all(|v| v.outcome.is_exact()));
 
@@ -267,7 +268,8 @@ fn rank_all_through_two_workers_gives_every_exact_value_of_the_core_solver() {
 #[test]
 fn a_lone_workers_report_counts_the_same_search_as_the_one_thread_solver() {
     let game = "pokemon-qiita2023";
-    let solver = core_solver(game, SolverConfig::default());
+    let shared = core_solver(game, SolverConfig::default());
+    let solver = shared.solver();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()

@@ -6,7 +6,6 @@ use std::future::Future;
 use std::path::Path;
 use std::sync::Arc;
 
-use hakase_core::solver::SolverConfig;
 use hakase_proto::v1::RegisterReply;
 use tokio::sync::watch;
 
@@ -154,7 +153,7 @@ impl CurrentBench {
         db: Option<&sled::Db>,
         summary: &mut WorkerSummary,
     ) -> Result<Arc<Workbench>, WorkerError> {
-        let key = format!("{}/{}", reply.fingerprint, reply.config_json);
+        let key = format!("{}/{:?}", reply.fingerprint, reply.options);
         if let Some((built_for, bench)) = &self.0 {
             if *built_for == key {
                 return Ok(bench.clone());
@@ -193,8 +192,10 @@ async fn build_bench(
         .game
         .clone()
         .ok_or_else(|| WorkerError::Protocol("no game in the reply".into()))?;
-    let config: SolverConfig = serde_json::from_str(&reply.config_json)
-        .map_err(|e| WorkerError::Protocol(format!("options: {e}")))?;
+    let options = (reply.options.as_ref())
+        .ok_or_else(|| WorkerError::Protocol("no solver options in the reply".into()))?;
+    let config = hakase_proto::options::solver_config(options)
+        .map_err(|e| WorkerError::Protocol(e.to_string()))?;
     let game = hakase_proto::game::from_spec(&spec, &reply.fingerprint)
         .map_err(|e| WorkerError::Protocol(Chain(&e).to_string()))?;
     if let Some(want) = &opts.fingerprint {

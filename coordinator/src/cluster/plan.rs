@@ -17,10 +17,11 @@ use hakase_core::history::partition;
 use hakase_core::solver::bounds::min_depth;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{
-    FirstGuessValue, GuessBound, Mode, Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE,
+    FirstGuessValue, GuessBound, Mode, Node, Objective, Outcome, SharedSolver, Solver,
+    SolverConfig, INFEASIBLE,
 };
 use hakase_core::tree::Tree;
-use hakase_core::{FeedbackTable, Game, GuessId, Pattern};
+use hakase_core::{GameTable, GuessId, Pattern};
 use hakase_proto::job::{JobId, JobKind, JobSpec};
 
 /// How the plan cuts the search into jobs.
@@ -151,7 +152,7 @@ struct Level {
 
 /// The plan of a whole run (for the worst-case objective, one level per budget tried).
 pub struct Planner {
-    solver: Solver<'static>,
+    solver: SharedSolver,
     fingerprint: String,
     config: SolverConfig,
     params: PlanParams,
@@ -174,14 +175,10 @@ const PLANNER_MEMO: usize = 2_000_000;
 
 impl Planner {
     /// A plan for `game` under `config`.
-    pub fn new(
-        game: &'static Game,
-        table: &'static FeedbackTable,
-        config: SolverConfig,
-        params: PlanParams,
-    ) -> Planner {
-        let solver = Solver::new(game, table, config.clone(), PLANNER_MEMO);
-        let cap = config.guess_cap(game);
+    pub fn new(tables: Arc<GameTable>, config: SolverConfig, params: PlanParams) -> Planner {
+        let shared = SharedSolver::new(tables, config.clone(), PLANNER_MEMO);
+        let solver = shared.solver();
+        let cap = config.guess_cap(solver.game());
         let budgets: Vec<u32> = match config.objective {
             Objective::Total => vec![cap],
             Objective::Worst => {
@@ -192,13 +189,13 @@ impl Planner {
             }
         };
         let level = Level::new(
-            &solver,
+            solver,
             budgets.first().copied().unwrap_or(cap),
             params.rank_all,
         );
         Planner {
-            fingerprint: game.fingerprint().to_string(),
-            solver,
+            fingerprint: solver.game().fingerprint().to_string(),
+            solver: shared,
             config,
             params,
             budgets,
@@ -209,8 +206,8 @@ impl Planner {
     }
 
     /// The coordinator's own solver (for trees of inline parts).
-    pub fn solver(&self) -> &Solver<'static> {
-        &self.solver
+    pub fn solver(&self) -> &Solver<'_> {
+        self.solver.solver()
     }
 
     /// Where the search stands.
@@ -256,7 +253,7 @@ impl Planner {
             }
             self.budget += 1;
             self.level = Level::new(
-                &self.solver,
+                self.solver(),
                 self.budgets[self.budget],
                 self.params.rank_all,
             );
@@ -357,8 +354,8 @@ impl Planner {
             self.level.firsts[i].whole = Some((id, Arc::new(spec)));
             return;
         }
-        let game = self.solver.game();
-        let table = self.solver.table();
+        let game = self.solver().game();
+        let table = self.solver().table();
         let guess = self.level.order[i].guess;
         let word = game.guesses()[guess as usize];
         let left = self.level.guesses_left.saturating_sub(1);
@@ -392,10 +389,10 @@ impl Planner {
         let n = node.candidates.len();
         let trivial = n <= 2 || node.guesses_left <= 1;
         if trivial || n <= self.params.inline_max {
-            return Source::Known(self.solver.evaluate(node, INFEASIBLE));
+            return Source::Known(self.solver().evaluate(node, INFEASIBLE));
         }
         if n >= self.params.split_min {
-            let order = self.solver.guess_order(node).guesses;
+            let order = self.solver().guess_order(node).guesses;
             let jobs = vec![None; order.len()];
             return Source::Split(Split { order, jobs });
         }
@@ -659,10 +656,11 @@ impl Planner {
                 .ok_or_else(|| format!("no tree stored for the first guess of job {id}"));
         }
         let (fingerprint, config) = (&self.fingerprint, &self.config);
+        let solver = self.solver.solver();
         let mut branches = Vec::new();
         for part in &mut self.level.firsts[at].parts {
             let subtree = match &mut part.source {
-                Source::Known(_) => self.solver.tree(&part.node),
+                Source::Known(_) => solver.tree(&part.node),
                 Source::Job(id, _) => tree_of(*id),
                 Source::Split(split) => {
                     let (_, best) = split.scan(&part.node, known, fingerprint, config);
@@ -689,7 +687,7 @@ impl Planner {
 }
 
 impl Level {
-    fn new(solver: &Solver<'static>, guesses_left: u32, rank_all: bool) -> Level {
+    fn new(solver: &Solver<'_>, guesses_left: u32, rank_all: bool) -> Level {
         let root = solver.root(guesses_left);
         let order = solver.guess_order(&root).guesses;
         let firsts = (0..order.len())

@@ -15,8 +15,8 @@ use hakase_proto::v1::admin_server::{Admin, AdminServer};
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
     CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, Incumbent,
-    LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, StatusReply,
-    StatusRequest, StoreDamage, WatchIncumbentRequest,
+    LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, SolverOptions,
+    StatusReply, StatusRequest, StoreDamage, WatchIncumbentRequest,
 };
 use hakase_proto::{AUTH_HEADER, FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};
 use tokio_stream::wrappers::WatchStream;
@@ -125,20 +125,20 @@ pub struct Services {
     engine: Arc<Engine>,
     game: Arc<GameSpec>,
     fingerprint: String,
-    config_json: String,
+    options: SolverOptions,
 }
 
 impl Services {
     /// Services for `engine`'s run.
     pub fn new(engine: Arc<Engine>) -> Services {
-        let game = Arc::new(hakase_proto::game::to_spec(engine.game));
-        let fingerprint = engine.game.fingerprint().to_string();
-        let config_json = serde_json::to_string(&engine.config).unwrap_or_default();
+        let game = Arc::new(hakase_proto::game::to_spec(engine.game()));
+        let fingerprint = engine.game().fingerprint().to_string();
+        let options = solver_options(&engine.config);
         Services {
             engine,
             game,
             fingerprint,
-            config_json,
+            options,
         }
     }
 
@@ -181,7 +181,7 @@ impl Services {
         } else {
             Err(Status::failed_precondition(format!(
                 "this worker plays game fingerprint {fingerprint:?}; the run is {} (fingerprint {})",
-                self.engine.game.name(),
+                self.engine.game().name(),
                 self.fingerprint
             )))
         }
@@ -263,7 +263,7 @@ impl Cluster for Services {
             secret: registration.secret,
             fingerprint: self.fingerprint.clone(),
             game: Some((*self.game).clone()),
-            config_json: self.config_json.clone(),
+            options: Some(self.options.clone()),
             lease_ms: self.engine.lease_duration().as_millis() as u64,
             run_id: self.engine.store().run_id(),
             puzzle_batch: false,
@@ -335,7 +335,7 @@ impl Cluster for Services {
                 "lease_jobs must be at most {MAX_LEASE}"
             )));
         }
-        let guesses = self.engine.game.guesses().len();
+        let guesses = self.engine.game().guesses().len();
         let answers = request
             .result
             .iter()
@@ -396,7 +396,7 @@ impl Admin for Services {
         let s = self.engine.snapshot();
         let (best_guess, best_value) = s.best.clone().unwrap_or_default();
         Ok(Response::new(StatusReply {
-            game: self.engine.game.name().to_string(),
+            game: self.engine.game().name().to_string(),
             fingerprint: self.fingerprint.clone(),
             options: Some(solver_options(&self.engine.config)),
             state: s.state.clone(),

@@ -7,9 +7,8 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::query::run::{self, DEFAULT_DATA_DIR};
-use hakase_core::solver::{Outcome, Solver, INFEASIBLE};
-use hakase_core::{FeedbackTable, Game};
+use hakase_coordinator::query::run::{self, LoadedRun, DEFAULT_DATA_DIR};
+use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, INFEASIBLE};
 use hakase_proto::job::{JobKind, JobSpec};
 
 /// Re-check a finished run: verify its optimal tree and re-solve the runner-up's claim and
@@ -42,104 +41,28 @@ impl Audit {
         let loaded = run::load(&self.run, &self.data)?;
         let solution = loaded
             .solution
-            .clone()
+            .as_ref()
             .with_context(|| format!("run {} is not finished: nothing to audit", self.run))?;
         let best = solution
             .best
             .context("the run proved that no strategy wins; there is no tree to check")?;
-        let game: &'static Game = Box::leak(Box::new(loaded.game.clone()));
-        let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
         let mut mismatches = Vec::new();
-
-        let value = best.outcome.value();
-        let tree_ok = match &solution.tree {
-            None => {
-                mismatches.push("the run stores no optimal tree".to_string());
-                false
-            }
-            Some(tree) => {
-                let eval = tree.evaluate(game, table, &game.all_answers());
-                let ok = tree.guess == best.guess
-                    && eval.unsolved.is_empty()
-                    && eval.total == u64::from(value)
-                    && eval.worst <= solution.guesses_left;
-                if !ok {
-                    mismatches.push(format!(
-                        "the tree totals {} (worst {}, {} unsolved, first guess {}); the run says \
-                         {value} from {}",
-                        eval.total,
-                        eval.worst,
-                        eval.unsolved.len(),
-                        game.guess_text(tree.guess),
-                        game.guess_text(best.guess)
-                    ));
-                }
-                ok
-            }
-        };
-
-        let config = solution.config.clone();
-        let solver = Solver::new(game, table, config.clone(), 1 << 22);
-        let root = solver.root(solution.guesses_left);
-        let order = solver.guess_order(&root).guesses;
-        let at = |g| order.iter().position(|b| b.guess == g);
-        let best_at = at(best.guess).unwrap_or(usize::MAX);
+        let tree_ok = check_tree(&loaded, solution, &best, &mut mismatches);
         let policy = AuditPolicy::with_fraction(self.fraction);
-        let seed = loaded.manifest.audit_seed();
-        let (mut covered, mut rerun, mut unchecked) = (0, 0, 0);
-        let mut decisive_done = false;
-        for claim in solution.ranking.iter().filter(|v| v.guess != best.guess) {
-            let Some(i) = at(claim.guess) else {
-                mismatches.push(format!(
-                    "{} is ranked but is no first guess the search tries",
-                    game.guess_text(claim.guess)
-                ));
-                continue;
-            };
-            // The total this first guess had to reach for the best to stand (see the plan).
-            let cutoff = if i < best_at { value + 1 } else { value };
-            let claimed = claim.outcome.value();
-            if claimed < cutoff {
-                mismatches.push(format!(
-                    "{} is ranked at {claimed}, below the best {value}",
-                    game.guess_text(claim.guess)
-                ));
-                continue;
-            }
-            // A bound claim must hold to what it states (the stored ranking shows it), which
-            // the admissible bound may already prove; an exact one to exactly its value.
-            if !claim.outcome.is_exact() && order[i].lower >= claimed {
-                covered += 1;
-                continue;
-            }
-            let spec = JobSpec {
-                kind: JobKind::Guess(claim.guess),
-                node: root.clone(),
-            };
-            let picked =
-                !decisive_done || policy.sampled(&seed, spec.id(game.fingerprint(), &config));
-            decisive_done = true;
-            if !picked {
-                unchecked += 1;
-                continue;
-            }
-            rerun += 1;
-            let beta = match claim.outcome {
-                Outcome::Exact { .. } => claimed + 1,
-                Outcome::AtLeast(_) => claimed,
-            };
-            let found = solver.evaluate_guess(&root, claim.guess, beta.min(INFEASIBLE));
-            if let Some(why) = refutes(claim.outcome, found) {
-                mismatches.push(format!("{}: {why}", game.guess_text(claim.guess)));
-            }
-        }
+        let tally = recheck_claims(&loaded, solution, &best, &policy, &mut mismatches);
+        let Tally {
+            covered,
+            rerun,
+            unchecked,
+        } = tally;
         writeln!(
             out,
-            "audit of {}: tree of {} ({value}) {}; {rerun} claims re-solved (the runner-up's and \
+            "audit of {}: tree of {} ({}) {}; {rerun} claims re-solved (the runner-up's and \
              {}% of the rest), {covered} settled by the admissible bound, {unchecked} not \
              re-solved",
             loaded.name,
-            game.guess_text(best.guess),
+            loaded.game.guess_text(best.guess),
+            best.outcome.value(),
             if tree_ok { "verified" } else { "FAILED" },
             self.fraction * 100.0
         )?;
@@ -155,6 +78,115 @@ impl Audit {
         }
         Ok(())
     }
+}
+
+/// Plays the stored optimal tree over every answer (with the run's own table) and checks it
+/// totals what the run says; a disagreement goes to `mismatches`.
+fn check_tree(
+    loaded: &LoadedRun,
+    solution: &Solution,
+    best: &FirstGuessValue,
+    mismatches: &mut Vec<String>,
+) -> bool {
+    let (game, value) = (&loaded.game, best.outcome.value());
+    let Some(tree) = &solution.tree else {
+        mismatches.push("the run stores no optimal tree".to_string());
+        return false;
+    };
+    let eval = tree.evaluate(game, &loaded.table, &game.all_answers());
+    let ok = tree.guess == best.guess
+        && eval.unsolved.is_empty()
+        && eval.total == u64::from(value)
+        && eval.worst <= solution.guesses_left;
+    if !ok {
+        mismatches.push(format!(
+            "the tree totals {} (worst {}, {} unsolved, first guess {}); the run says {value} \
+             from {}",
+            eval.total,
+            eval.worst,
+            eval.unsolved.len(),
+            game.guess_text(tree.guess),
+            game.guess_text(best.guess)
+        ));
+    }
+    ok
+}
+
+/// How the claims other than the best fared.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Settled by the admissible bound alone.
+    covered: usize,
+    /// Re-solved here.
+    rerun: usize,
+    /// Left out of the sample.
+    unchecked: usize,
+}
+
+/// Re-solves the runner-up's claim and the sampled share of the others with the exact
+/// solver; a claim the re-solve refutes goes to `mismatches`.
+fn recheck_claims(
+    loaded: &LoadedRun,
+    solution: &Solution,
+    best: &FirstGuessValue,
+    policy: &AuditPolicy,
+    mismatches: &mut Vec<String>,
+) -> Tally {
+    let (game, value) = (&loaded.game, best.outcome.value());
+    let config = &solution.config;
+    let solver = Solver::new(game, &loaded.table, config.clone(), 1 << 22);
+    let root = solver.root(solution.guesses_left);
+    let order = solver.guess_order(&root).guesses;
+    let at = |g| order.iter().position(|b| b.guess == g);
+    let best_at = at(best.guess).unwrap_or(usize::MAX);
+    let seed = loaded.manifest.audit_seed();
+    let mut tally = Tally::default();
+    let mut decisive_done = false;
+    for claim in solution.ranking.iter().filter(|v| v.guess != best.guess) {
+        let Some(i) = at(claim.guess) else {
+            mismatches.push(format!(
+                "{} is ranked but is no first guess the search tries",
+                game.guess_text(claim.guess)
+            ));
+            continue;
+        };
+        // The total this first guess had to reach for the best to stand (see the plan).
+        let cutoff = if i < best_at { value + 1 } else { value };
+        let claimed = claim.outcome.value();
+        if claimed < cutoff {
+            mismatches.push(format!(
+                "{} is ranked at {claimed}, below the best {value}",
+                game.guess_text(claim.guess)
+            ));
+            continue;
+        }
+        // A bound claim must hold to what it states (the stored ranking shows it), which
+        // the admissible bound may already prove; an exact one to exactly its value.
+        if !claim.outcome.is_exact() && order[i].lower >= claimed {
+            tally.covered += 1;
+            continue;
+        }
+        let spec = JobSpec {
+            kind: JobKind::Guess(claim.guess),
+            node: root.clone(),
+        };
+        let picked = !decisive_done || policy.sampled(&seed, spec.id(game.fingerprint(), config));
+        decisive_done = true;
+        if !picked {
+            tally.unchecked += 1;
+            continue;
+        }
+        tally.rerun += 1;
+        let beta = match claim.outcome {
+            Outcome::Exact { .. } => claimed + 1,
+            Outcome::AtLeast(_) => claimed,
+        };
+        let found = solver.evaluate_guess(&root, claim.guess, beta.min(INFEASIBLE));
+        if let Some(why) = refutes(claim.outcome, found) {
+            mismatches.push(format!("{}: {why}", game.guess_text(claim.guess)));
+        }
+    }
+    tally
 }
 
 /// What is wrong with a stored claim, given a re-solve at the cutoff the claim implies (its

@@ -337,18 +337,18 @@ impl Coordinator {
                 let status = engine.snapshot();
                 let unchecked = &status.audit.unchecked_guesses;
                 if self.output.json {
-                    let mut doc = report::to_json(engine.game, &solution, unchecked);
+                    let mut doc = report::to_json(engine.game(), &solution, unchecked);
                     doc["status"] = serde_json::to_value(&status)?;
                     super::write_json(out, &doc)?;
                 } else {
-                    let (game, table) = (engine.game, engine.table);
+                    let (game, table) = (engine.game(), engine.table());
                     report::write_text(out, game, table, &solution, self.top, unchecked)?;
                     writeln!(out, "{}", status.audit.line())?;
                 }
                 // After the result is printed: a failed write loses only the file.
                 if let (Some(path), Some(tree)) = (&self.tree_out, &solution.tree) {
                     let doc = hakase_core::treefile::to_json(
-                        engine.game,
+                        engine.game(),
                         tree,
                         about(None, &solution.config, Some(&solution), None),
                     );
@@ -394,7 +394,7 @@ impl Coordinator {
         tokens: SharedTokens,
         (listener, local): (tokio::net::TcpListener, SocketAddr),
     ) -> Result<bool> {
-        tracing::info!(%local, game = engine.game.name(), fingerprint = engine.game.fingerprint(), "listening");
+        tracing::info!(%local, game = engine.game().name(), fingerprint = engine.game().fingerprint(), "listening");
         #[cfg(unix)]
         self.reload_tokens_on_hangup(tokens.clone())?;
         let options = ServeOptions {

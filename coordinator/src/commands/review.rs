@@ -243,7 +243,7 @@ pub fn write_text(out: &mut dyn Write, view: &ReviewView) -> Result<()> {
         "Review of a game of {} ({}, {} mode): {}",
         view.game,
         against,
-        mode_name(view.options.mode),
+        view.options.mode.word(),
         view.claim
     )?;
     match (&view.answer, view.won) {
@@ -373,13 +373,5 @@ fn unjudged(state: MoveState) -> &'static str {
         MoveState::TooLarge => "not judged: the position is larger than --solve-limit",
         MoveState::Infeasible => "no strategy finds every answer within the guesses left",
         MoveState::Exact => "?",
-    }
-}
-
-fn mode_name(mode: Mode) -> &'static str {
-    match mode {
-        Mode::Normal => "normal",
-        Mode::Hard => "hard",
-        Mode::Strict => "strict",
     }
 }

@@ -11,7 +11,7 @@ use hakase_coordinator::query::run::{list, RunSummary, DEFAULT_DATA_DIR};
 use hakase_coordinator::cluster::store::Damage;
 use hakase_coordinator::output::run_report::damage_text;
 use hakase_coordinator::output::{emit, JsonArg, Label, Table, View};
-use hakase_core::solver::{Mode, Objective, SolverConfig};
+use hakase_core::solver::SolverConfig;
 use serde::Serialize;
 
 /// List the runs found under the data directory: name, game, options, state, best first
@@ -89,27 +89,9 @@ impl From<RunSummary> for RunRow {
     }
 }
 
-/// Solver options in a few words: the objective, then only what differs from the default.
+/// Solver options in a few words ([`SolverConfig::brief`]); empty when unknown.
 fn options_text(options: Option<&SolverConfig>) -> String {
-    let Some(options) = options else {
-        return String::new();
-    };
-    let mut parts = vec![match options.objective {
-        Objective::Total => "total".to_string(),
-        Objective::Worst => "worst".to_string(),
-    }];
-    match options.mode {
-        Mode::Normal => {}
-        Mode::Hard => parts.push("hard".into()),
-        Mode::Strict => parts.push("strict".into()),
-    }
-    if let Some(cap) = options.max_guesses {
-        parts.push(format!("max {cap}"));
-    }
-    if let Some(k) = options.top_k {
-        parts.push(format!("top-{k}"));
-    }
-    parts.join(", ")
+    options.map_or_else(String::new, SolverConfig::brief)
 }
 
 impl View for RunsJson {

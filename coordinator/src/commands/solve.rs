@@ -1,18 +1,14 @@
 //! `hakase solve`: the proven optimum of a game, its best first guesses and its tree.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use hakase_core::solver::memo::BYTES_PER_ENTRY;
-use hakase_core::solver::{
-    FirstGuesses, Mode, Objective, Progress, Solution, Solver, SolverConfig, INFEASIBLE,
-};
+use hakase_core::solver::{FirstGuesses, Progress, Solution, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{treefile, Game, GuessId};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use hakase_coordinator::cluster::store::{Damage, RunScope};
@@ -26,6 +22,7 @@ use std::sync::Arc;
 use super::outcome::NoWin;
 use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
+use hakase_coordinator::output::progress::FirstGuessBar;
 use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, Table, View};
 
 /// Compute the optimal strategy and prove it.
@@ -178,7 +175,7 @@ impl Solve {
             }
         }
         let started = Instant::now();
-        let reporter = Reporter::new(game);
+        let reporter = Reporter::new();
         // --threads applies here too, so both ways of solving can be compared thread for thread.
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.threads.unwrap_or(0))
@@ -243,7 +240,7 @@ impl Solve {
             sync_every: Duration::from_millis(200),
         };
         let started = Instant::now();
-        let reporter = Reporter::new(game);
+        let reporter = Reporter::new();
         let outcome = run_checkpointed(game, table, config, scope, &options, &stop, &|p| {
             reporter.report(game, p)
         })
@@ -331,7 +328,7 @@ impl Solve {
             .build()
             .context("starting the search threads")?;
         let started = Instant::now();
-        let reporter = Reporter::new(game);
+        let reporter = Reporter::new();
         let outcome = solve_first_run(
             game,
             table,
@@ -404,31 +401,13 @@ fn write_tree(
     std::fs::write(path, text).with_context(|| format!("writing the tree to {}", path.display()))
 }
 
-/// Shows progress: a bar on a terminal, a log line every few seconds otherwise.
-struct Reporter {
-    bar: Option<ProgressBar>,
-    last_log: Mutex<Instant>,
-    started: Instant,
-}
+/// Shows the search's progress on the one bar ([`FirstGuessBar`]): without a terminal, a log
+/// line every five seconds and at the end.
+struct Reporter(FirstGuessBar);
 
 impl Reporter {
-    fn new(_game: &Game) -> Reporter {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::new(0);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:30}] {pos}/{len} first guesses  {msg}  ETA {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            bar
-        });
-        Reporter {
-            bar,
-            last_log: Mutex::new(Instant::now()),
-            started: Instant::now(),
-        }
+    fn new() -> Reporter {
+        Reporter(FirstGuessBar::new(Duration::from_secs(5), false))
     }
 
     fn report(&self, game: &Game, progress: Progress) {
@@ -436,28 +415,15 @@ impl Reporter {
             || "no solution yet".to_string(),
             |(g, v)| format!("best {} = {v}", game.guess_text(g)),
         );
-        if let Some(bar) = &self.bar {
-            bar.set_length(progress.total as u64);
-            bar.set_position(progress.done as u64);
-            bar.set_message(format!("{best} (≤ {} guesses)", progress.guesses_left));
-            return;
-        }
-        let mut last = self.last_log.lock().unwrap_or_else(|p| p.into_inner());
-        if last.elapsed() >= Duration::from_secs(5) || progress.done == progress.total {
-            *last = Instant::now();
-            eprintln!(
-                "[{:>7.1}s] {}/{} first guesses, {best}",
-                self.started.elapsed().as_secs_f64(),
-                progress.done,
-                progress.total
-            );
-        }
+        let (done, total) = (progress.done as u64, progress.total as u64);
+        let message = format!("{best} (≤ {} guesses)", progress.guesses_left);
+        self.0.show(done, total, &message, done == total, |secs| {
+            format!("[{secs:>7.1}s] {done}/{total} first guesses, {best}")
+        });
     }
 
     fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
+        self.0.finish();
     }
 }
 
@@ -601,24 +567,13 @@ impl Summary {
 impl View for Summary {
     fn text(&self, out: &mut dyn Write) -> Result<()> {
         let claim = &self.claim;
-        let objective = match self.options.objective {
-            Objective::Total => "fewest guesses in total",
-            Objective::Worst => "fewest guesses in the worst case",
-        };
-        let mode = match self.options.mode {
-            Mode::Normal => "normal mode",
-            Mode::Hard => "hard mode",
-            Mode::Strict => "strict mode",
-        };
         writeln!(
             out,
-            "{}: {}, {}; objective: {objective}, {mode}{}",
+            "{}: {}, {}; {}",
             self.game,
             plural(self.answers as u64, "answer", "answers"),
             plural(self.guesses as u64, "allowed guess", "allowed guesses"),
-            self.options
-                .top_k
-                .map_or(String::new(), |k| format!(", top-{k} search"))
+            self.options.description()
         )?;
         let (Some(first), Some(total)) = (&self.first_guess, self.total) else {
             return self.no_win_text(out);

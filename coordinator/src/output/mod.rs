@@ -16,7 +16,7 @@ use clap::Args;
 use serde::Serialize;
 use unicode_width::UnicodeWidthStr;
 
-pub use hakase_device::Label;
+pub use hakase_core::label::Label;
 pub use table::Table;
 
 /// The `--json` flag, defined once and flattened into every command that prints results.

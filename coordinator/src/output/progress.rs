@@ -1,19 +1,78 @@
-//! The progress bar of runs: first guesses settled, jobs done, jobs per second, the best
-//! first guess so far and an ETA (indicatif hides it when stderr is not a terminal).
+//! The progress bar of searches, in one place: first guesses settled of all, with a message
+//! (the best so far, and for runs the jobs), and an ETA. On a terminal it is an indicatif
+//! bar on stderr; without one (a log file, a batch job) a line now and then instead.
 
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cluster::Snapshot;
 
-/// A bar fed with [`Snapshot`]s.
-pub struct RunProgress {
+/// The bar every search shows: `solve`'s in-memory search and a coordinator's run.
+pub struct FirstGuessBar {
     bar: ProgressBar,
-    last: Mutex<Option<(Instant, u64)>>,
-    /// Without a terminal: when the last log line was written.
+    started: Instant,
+    /// Without a terminal: the least time between two log lines, and when the last was
+    /// written (`None` before the first, which is then written at once).
+    log_every: Duration,
     logged: Mutex<Option<Instant>>,
+}
+
+impl FirstGuessBar {
+    /// A bar on stderr; without a terminal, a log line at most every `log_every`, the first
+    /// at once when `log_at_once`, else after `log_every`.
+    pub fn new(log_every: Duration, log_at_once: bool) -> FirstGuessBar {
+        let bar = ProgressBar::new(1);
+        let style = ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} first guesses, ETA {eta}  {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> ");
+        bar.set_style(style);
+        let started = Instant::now();
+        FirstGuessBar {
+            bar,
+            started,
+            log_every,
+            logged: Mutex::new((!log_at_once).then_some(started)),
+        }
+    }
+
+    /// Shows `done` of `total` first guesses with `message`. Without a terminal, writes
+    /// `line(seconds since the bar was made)` when one is due, or at once when `last`.
+    pub fn show(
+        &self,
+        done: u64,
+        total: u64,
+        message: &str,
+        last: bool,
+        line: impl FnOnce(f64) -> String,
+    ) {
+        self.bar.set_length(total.max(1));
+        self.bar.set_position(done);
+        if self.bar.is_hidden() {
+            let now = Instant::now();
+            let mut logged = self.logged.lock().unwrap_or_else(|p| p.into_inner());
+            if last || logged.is_none_or(|at| now.duration_since(at) >= self.log_every) {
+                *logged = Some(now);
+                eprintln!("{}", line(self.started.elapsed().as_secs_f64()));
+            }
+        }
+        self.bar.set_message(message.to_string());
+    }
+
+    /// Removes the bar.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// A coordinator's bar, fed with [`Snapshot`]s: the jobs and their rate besides the first
+/// guesses.
+pub struct RunProgress {
+    bar: FirstGuessBar,
+    last: Mutex<Option<(Instant, u64)>>,
 }
 
 impl Default for RunProgress {
@@ -23,26 +82,16 @@ impl Default for RunProgress {
 }
 
 impl RunProgress {
-    /// A bar on stderr.
+    /// A bar on stderr (a log line every 30 seconds without a terminal).
     pub fn new() -> RunProgress {
-        let bar = ProgressBar::new(1);
-        let style = ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} first guesses, ETA {eta}  {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> ");
-        bar.set_style(style);
         RunProgress {
-            bar,
+            bar: FirstGuessBar::new(Duration::from_secs(30), true),
             last: Mutex::new(None),
-            logged: Mutex::new(None),
         }
     }
 
     /// Shows `s`.
     pub fn update(&self, s: &Snapshot) {
-        self.bar.set_length(s.first_total.max(1));
-        self.bar.set_position(s.first_settled);
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         let now = Instant::now();
         let rate = match *last {
@@ -65,22 +114,18 @@ impl RunProgress {
             "jobs {}/{} ({:.1}/s, {} queued, {} leased, {} workers)  {best}",
             s.jobs_done, s.jobs_total, rate, s.jobs_queued, s.jobs_leased, s.workers
         );
-        if self.bar.is_hidden() {
-            // No terminal (a log file, a batch job): a line on stderr every 30 seconds instead.
-            let mut logged = self.logged.lock().unwrap_or_else(|p| p.into_inner());
-            if logged.is_none_or(|at| now.duration_since(at).as_secs() >= 30) {
-                *logged = Some(now);
-                eprintln!(
+        // The run's own clock, which a resumed run keeps.
+        self.bar
+            .show(s.first_settled, s.first_total, &message, false, |_| {
+                format!(
                     "[{:>8.1}s] {}/{} first guesses settled; {message}",
                     s.elapsed_secs, s.first_settled, s.first_total
-                );
-            }
-        }
-        self.bar.set_message(message);
+                )
+            });
     }
 
     /// Removes the bar.
     pub fn finish(&self) {
-        self.bar.finish_and_clear();
+        self.bar.finish();
     }
 }

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use hakase_core::label::proof_words;
 use hakase_core::query::Oracle;
 use hakase_core::solver::Solution;
 use hakase_core::{FeedbackTable, Game, GuessId};
@@ -48,21 +49,6 @@ pub fn damage_text(damage: &Damage) -> String {
         parts.push("the stored solution".to_string());
     }
     format!("found damaged and recomputed: {}", parts.join(", "))
-}
-
-/// How far a run's result is proven, in the words of its headline: a restricted search
-/// proves nothing, and rows resting on unchecked worker claims are proven only if those
-/// hold. The live page says it in the same words.
-pub fn proof_words(proven: bool, unchecked: usize) -> String {
-    match (proven, unchecked) {
-        (false, _) => "not proven (restricted search)".to_string(),
-        (true, 0) => "proven".to_string(),
-        (true, n) => format!(
-            "proven if {n} unchecked worker claim{} hold{}, marked *; --audit-fraction 1 checks all",
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "s" } else { "" }
-        ),
-    }
 }
 
 /// Writes the human-readable report. `unchecked` names the first guesses whose row rests on

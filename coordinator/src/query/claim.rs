@@ -1,5 +1,5 @@
 //! What a result may claim, said the same way everywhere it is shown (CLI text, JSON, the web
-//! page, tree files). The words live with [`crate::output::Label`] (`hakase_device::label`),
+//! page, tree files). The words live with [`crate::output::Label`] (`hakase_core::label`),
 //! the one owner of "proven optimal GIVEN THE FIRST GUESS W" and "UPPER BOUND ONLY"; this
 //! is the shorthand for a solved result.
 

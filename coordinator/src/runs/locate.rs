@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hakase_core::solver::{Mode, Objective, SolverConfig};
+use hakase_core::solver::SolverConfig;
 
 use super::layout::SLED_FILES;
 use super::{RunError, RunScope};
@@ -100,20 +100,6 @@ pub fn scoped_run_dir(whole: &Path, scope: &RunScope) -> PathBuf {
 /// Where a run lives when `--db` is not given: its own directory under ./hakase-data/, named
 /// after the game and every option that changes the result, so runs never collide.
 pub fn default_run_dir(game: &str, config: &SolverConfig) -> PathBuf {
-    let mut name = game.replace([':', '/', ' '], "-");
-    if config.objective == Objective::Worst {
-        name.push_str("-worst");
-    }
-    match config.mode {
-        Mode::Normal => {}
-        Mode::Hard => name.push_str("-hard"),
-        Mode::Strict => name.push_str("-strict"),
-    }
-    if let Some(cap) = config.max_guesses {
-        name.push_str(&format!("-max{cap}"));
-    }
-    if let Some(k) = config.top_k {
-        name.push_str(&format!("-top{k}"));
-    }
+    let name = game.replace([':', '/', ' '], "-") + &config.slug();
     PathBuf::from(DEFAULT_DATA_DIR).join(name)
 }

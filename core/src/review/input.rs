@@ -4,7 +4,7 @@
 //! and the answer, the colours then following from the game's feedback rule.
 
 use crate::error::Error;
-use crate::game::{AnswerId, Game};
+use crate::game::{AnswerId, Game, GuessId};
 use crate::history::Step;
 use crate::pattern::Pattern;
 use crate::query::QueryError;
@@ -100,52 +100,9 @@ pub fn read_game(
         .answer
         .map(|w| game.find_answer(w).map_err(ReviewError::Answer))
         .transpose()?;
-    let len = |i: usize| game.guesses()[guesses[i] as usize].len();
-    let patterns: Vec<Pattern> = match &input.colours {
-        Colours::Each(texts) => {
-            if texts.len() != guesses.len() {
-                return Err(ReviewError::ColoursWords {
-                    rows: texts.len(),
-                    words: guesses.len(),
-                });
-            }
-            texts
-                .iter()
-                .enumerate()
-                .map(|(i, t)| Pattern::parse(t, len(i)).map_err(bad(i + 1)))
-                .collect::<Result<_, _>>()?
-        }
-        Colours::Grid(text) => {
-            let rows = grid_rows(text);
-            if rows.len() != guesses.len() {
-                return Err(ReviewError::ColoursWords {
-                    rows: rows.len(),
-                    words: guesses.len(),
-                });
-            }
-            rows.iter()
-                .enumerate()
-                .map(|(i, r)| Pattern::parse(r, len(i)).map_err(bad(i + 1)))
-                .collect::<Result<_, _>>()?
-        }
-        Colours::FromAnswer => {
-            let answer = answer.ok_or(ReviewError::NoColours)?;
-            guesses.iter().map(|&g| table.get(g, answer)).collect()
-        }
-    };
+    let patterns = read_patterns(game, table, &input.colours, &guesses, answer)?;
     if let Some(answer) = answer {
-        for (i, (&guess, &pattern)) in guesses.iter().zip(&patterns).enumerate() {
-            let shows = table.get(guess, answer);
-            if shows != pattern {
-                return Err(ReviewError::NotTheAnswer {
-                    step: i + 1,
-                    guess: game.guess_text(guess).to_string(),
-                    pattern: pattern.format(len(i), game.style()),
-                    answer: game.answer_text(answer).to_string(),
-                    shows: shows.format(len(i), game.style()),
-                });
-            }
-        }
+        check_answer(game, table, &guesses, &patterns, answer)?;
     }
     let steps: Vec<Step> = guesses
         .into_iter()
@@ -160,6 +117,63 @@ pub fn read_game(
         steps,
         answer: answer.or(won),
     })
+}
+
+/// The pattern of each guess: read from the colours given (one per word, or a grid with a
+/// row per word), or, without colours, the ones the given answer shows.
+fn read_patterns(
+    game: &Game,
+    table: &FeedbackTable,
+    colours: &Colours<'_>,
+    guesses: &[GuessId],
+    answer: Option<AnswerId>,
+) -> Result<Vec<Pattern>, ReviewError> {
+    let rows: Vec<String> = match colours {
+        Colours::Each(texts) => texts.iter().map(|t| t.to_string()).collect(),
+        Colours::Grid(text) => grid_rows(text),
+        Colours::FromAnswer => {
+            let answer = answer.ok_or(ReviewError::NoColours)?;
+            return Ok(guesses.iter().map(|&g| table.get(g, answer)).collect());
+        }
+    };
+    if rows.len() != guesses.len() {
+        return Err(ReviewError::ColoursWords {
+            rows: rows.len(),
+            words: guesses.len(),
+        });
+    }
+    let len = |i: usize| game.guesses()[guesses[i] as usize].len();
+    rows.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            Pattern::parse(r, len(i)).map_err(|error| QueryError::BadStep { step: i + 1, error })
+        })
+        .collect::<Result<_, _>>()
+        .map_err(ReviewError::from)
+}
+
+/// Checks that `answer` shows every pattern given for its guess.
+fn check_answer(
+    game: &Game,
+    table: &FeedbackTable,
+    guesses: &[GuessId],
+    patterns: &[Pattern],
+    answer: AnswerId,
+) -> Result<(), ReviewError> {
+    for (i, (&guess, &pattern)) in guesses.iter().zip(patterns).enumerate() {
+        let shows = table.get(guess, answer);
+        if shows != pattern {
+            let len = game.guesses()[guess as usize].len();
+            return Err(ReviewError::NotTheAnswer {
+                step: i + 1,
+                guess: game.guess_text(guess).to_string(),
+                pattern: pattern.format(len, game.style()),
+                answer: game.answer_text(answer).to_string(),
+                shows: shows.format(len, game.style()),
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -21,7 +21,9 @@ pub mod memo;
 mod root;
 mod scan;
 mod search;
+mod shared;
 mod sizes;
+mod words;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -35,6 +37,7 @@ use hard_masks::HardMasks;
 use memo::{Generations, Memo, MemoryMemo};
 
 pub use root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution};
+pub use shared::SharedSolver;
 
 /// What "optimal" means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]

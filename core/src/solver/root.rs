@@ -186,12 +186,23 @@ impl Solver<'_> {
         checkpoint: &dyn Checkpoint,
     ) -> Option<Solution> {
         let root = self.root(guesses_left);
-        let order: Vec<GuessId> = match first {
+        let order = self.first_order(&root, first);
+        let cutoffs = first == FirstGuesses::Best;
+        let results = self.settle_firsts(&root, &order, cutoffs, progress, checkpoint);
+        if results.iter().any(Option::is_none) && checkpoint.stopped() {
+            return None;
+        }
+        Some(self.solution_of(&root, &order, results))
+    }
+
+    /// The first guesses to search at `root`, in the solver's order.
+    fn first_order(&self, root: &Node, first: FirstGuesses) -> Vec<GuessId> {
+        match first {
             FirstGuesses::Only(guess) => vec![guess],
             _ => first.select(
                 self.scan(
                     &root.candidates,
-                    guesses_left.max(2),
+                    root.guesses_left.max(2),
                     &root.hard,
                     None,
                     INFEASIBLE,
@@ -201,9 +212,21 @@ impl Solver<'_> {
                 .map(|s| s.guess)
                 .collect(),
             ),
-        };
-        let cutoffs = first == FirstGuesses::Best;
-        let pack = |value: u32, index: usize| (u64::from(value) << 32) | index as u64;
+        }
+    }
+
+    /// The outcome of each first guess of `order` (`None` where a stop came first): those the
+    /// checkpoint holds, the others searched in parallel in order, each cut off by the best
+    /// exact value so far when `cutoffs` allows.
+    fn settle_firsts(
+        &self,
+        root: &Node,
+        order: &[GuessId],
+        cutoffs: bool,
+        progress: &(dyn Fn(Progress) + Sync),
+        checkpoint: &dyn Checkpoint,
+    ) -> Vec<Option<Outcome>> {
+        let guesses_left = root.guesses_left;
         // What the checkpoint holds: an exact value always counts, a bound only where
         // cutoffs are allowed (a full ranking needs every value exact).
         let stored: HashMap<GuessId, Outcome> = checkpoint
@@ -212,8 +235,7 @@ impl Solver<'_> {
             .filter(|v| cutoffs || v.outcome.is_exact())
             .map(|v| (v.guess, v.outcome))
             .collect();
-        let mut results: Vec<Option<Outcome>> =
-            order.iter().map(|g| stored.get(g).copied()).collect();
+        let results: Vec<Option<Outcome>> = order.iter().map(|g| stored.get(g).copied()).collect();
         let start = results
             .iter()
             .enumerate()
@@ -227,20 +249,19 @@ impl Solver<'_> {
             .collect();
         let done = AtomicUsize::new(order.len() - pending.len());
         let incumbent = AtomicU64::new(start);
-        let results = Mutex::new(std::mem::take(&mut results));
+        let results = Mutex::new(results);
         in_order_parallel(pending.len(), |at_pending| {
             if checkpoint.stopped() {
                 return;
             }
             let index = pending[at_pending];
-            let current = incumbent.load(Ordering::Acquire);
-            let (value, at) = ((current >> 32) as u32, (current & 0xFFFF_FFFF) as usize);
+            let (value, at) = unpack(incumbent.load(Ordering::Acquire));
             let beta = match (cutoffs, index < at) {
                 (false, _) => INFEASIBLE,
                 (true, true) => value.saturating_add(1).min(INFEASIBLE),
                 (true, false) => value,
             };
-            let outcome = self.evaluate_guess(&root, order[index], beta);
+            let outcome = self.evaluate_guess(root, order[index], beta);
             // Recorded before the incumbent is published: a bound cut off by this value is
             // then always recorded after the value that justifies it.
             checkpoint.record(
@@ -254,8 +275,7 @@ impl Solver<'_> {
                 incumbent.fetch_min(pack(value, index), Ordering::AcqRel);
             }
             lock(&results)[index] = Some(outcome);
-            let best = incumbent.load(Ordering::Acquire);
-            let (value, at) = ((best >> 32) as u32, (best & 0xFFFF_FFFF) as usize);
+            let (value, at) = unpack(incumbent.load(Ordering::Acquire));
             progress(Progress {
                 done: done.fetch_add(1, Ordering::Relaxed) + 1,
                 total: order.len(),
@@ -263,10 +283,17 @@ impl Solver<'_> {
                 guesses_left,
             });
         });
-        let results = results.into_inner().unwrap_or_else(|p| p.into_inner());
-        if results.iter().any(Option::is_none) && checkpoint.stopped() {
-            return None;
-        }
+        results.into_inner().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The solution the outcomes of `order` make: the ranking, the best, its tree and how
+    /// the tree plays.
+    fn solution_of(
+        &self,
+        root: &Node,
+        order: &[GuessId],
+        results: Vec<Option<Outcome>>,
+    ) -> Solution {
         let mut ranking: Vec<(usize, FirstGuessValue)> = order
             .iter()
             .zip(results)
@@ -289,19 +316,19 @@ impl Solver<'_> {
             .first()
             .copied()
             .filter(|v| v.outcome.is_exact() && v.outcome.value() < INFEASIBLE);
-        let tree = best.and_then(|b| self.tree_with_first(&root, b.guess));
+        let tree = best.and_then(|b| self.tree_with_first(root, b.guess));
         let evaluation = tree
             .as_ref()
             .map(|t| t.evaluate(self.game, self.table, &root.candidates));
-        Some(Solution {
+        Solution {
             config: self.config.clone(),
-            guesses_left,
+            guesses_left: root.guesses_left,
             best,
             ranking,
             proven: self.config.is_exact(),
             tree,
             evaluation,
-        })
+        }
     }
 
     /// True when the rules allow `guess` at `node`.
@@ -313,4 +340,15 @@ impl Solver<'_> {
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The incumbent of a parallel root search in one atomic word: its value, then its index in
+/// search order, so that `fetch_min` keeps the best value and, among equals, the first.
+fn pack(value: u32, index: usize) -> u64 {
+    (u64::from(value) << 32) | index as u64
+}
+
+/// The (value, index) that [`pack`] made.
+fn unpack(packed: u64) -> (u32, usize) {
+    ((packed >> 32) as u32, (packed & 0xFFFF_FFFF) as usize)
 }

@@ -212,18 +212,7 @@ impl Solver<'_> {
                 if open == 1 && !wins {
                     continue;
                 }
-                let lower = if depth == 2 {
-                    // Every answer must be found by the next guess: only perfect splits work.
-                    if parts == n {
-                        n + open
-                    } else {
-                        INFEASIBLE
-                    }
-                } else {
-                    // Each part of s answers costs at least 2s - 1; `play` tightens this with
-                    // the level-filling bound once the parts are materialised.
-                    3 * n - 2 * u32::from(wins) - open
-                };
+                let lower = split_bound(n, depth, open, wins);
                 if dedupe && !shapes.insert(shape.hash()) {
                     continue;
                 }
@@ -245,26 +234,38 @@ impl Solver<'_> {
             }
         }
         if let Some(k) = self.config.top_k {
-            scan.guesses =
-                self.restrict_to_top_k(set, std::mem::take(&mut scan.guesses), k, &mut counts);
-            scan.floor = scan
-                .guesses
-                .iter()
-                .map(|s| s.lower)
-                .min()
-                .unwrap_or(INFEASIBLE);
-            // The guesses dropped for being above the cutoff still bound the node.
-            scan.skipped_floor = scan
-                .guesses
-                .iter()
-                .map(|s| s.lower)
-                .filter(|&l| l >= beta)
-                .min()
-                .unwrap_or(INFEASIBLE);
-            scan.guesses.retain(|s| s.lower < beta);
+            self.keep_top_k(set, &mut scan, k, beta, &mut counts);
         }
         scan.guesses.sort_unstable_by_key(GuessStat::order);
         scan
+    }
+
+    /// The restricted method's cut of a scan: only the `k` best guesses by entropy stay,
+    /// and the floors are those of the guesses kept.
+    fn keep_top_k(
+        &self,
+        set: &[AnswerId],
+        scan: &mut Scan,
+        k: usize,
+        beta: u32,
+        counts: &mut [u16; PATTERNS],
+    ) {
+        scan.guesses = self.restrict_to_top_k(set, std::mem::take(&mut scan.guesses), k, counts);
+        scan.floor = scan
+            .guesses
+            .iter()
+            .map(|s| s.lower)
+            .min()
+            .unwrap_or(INFEASIBLE);
+        // The guesses dropped for being above the cutoff still bound the node.
+        scan.skipped_floor = scan
+            .guesses
+            .iter()
+            .map(|s| s.lower)
+            .filter(|&l| l >= beta)
+            .min()
+            .unwrap_or(INFEASIBLE);
+        scan.guesses.retain(|s| s.lower < beta);
     }
 
     /// The guesses a scan of a node considers: `inherited` when the parent narrowed them down
@@ -353,5 +354,22 @@ impl Solver<'_> {
             })
             .map(|(_, (_, s))| s)
             .collect()
+    }
+}
+
+/// The scan's lower bound on a node of `n` answers with `depth` guesses left when a guess
+/// splits it into `open` non-winning parts, `wins` telling whether it can win at once.
+fn split_bound(n: u32, depth: u32, open: u32, wins: bool) -> u32 {
+    if depth == 2 {
+        // Every answer must be found by the next guess: only perfect splits work.
+        if open + u32::from(wins) == n {
+            n + open
+        } else {
+            INFEASIBLE
+        }
+    } else {
+        // Each part of s answers costs at least 2s - 1; `play` tightens this with the
+        // level-filling bound once the parts are materialised.
+        3 * n - 2 * u32::from(wins) - open
     }
 }

@@ -48,53 +48,19 @@ impl Solver<'_> {
         inherited: Option<&[GuessId]>,
         beta: u32,
     ) -> Outcome {
-        let n = set.len() as u32;
         // An optimal strategy never plays a guess that does not shrink the set, so it never
         // needs more than n guesses: deeper budgets are all the same subproblem.
-        let depth = depth.min(n);
-        match (n, depth) {
-            (0, _) => return Outcome::Exact { value: 0, guess: 0 },
-            (_, 0) => return Outcome::AtLeast(INFEASIBLE),
-            (1, _) => {
-                return Outcome::Exact {
-                    value: 1,
-                    guess: self.game.answer_as_guess(set[0]),
-                }
-            }
-            (_, 1) => return Outcome::AtLeast(INFEASIBLE),
-            (2, _) => {
-                // Guess either candidate: 1 + 2. Both are allowed in every mode.
-                let a = self.game.answer_as_guess(set[0]);
-                let b = self.game.answer_as_guess(set[1]);
-                return Outcome::Exact {
-                    value: 3,
-                    guess: a.min(b),
-                };
-            }
-            _ => {}
-        }
-        if 2 * n > beta {
-            return Outcome::AtLeast(2 * n - 1);
-        }
-        if let Some(guess) = self.perfect_candidate(set) {
-            return Outcome::Exact {
-                value: 2 * n - 1,
-                guess,
-            };
+        let depth = depth.min(set.len() as u32);
+        if let Some(outcome) = self.without_search(set, depth, beta) {
+            return outcome;
         }
         let key = self.key(set, depth, hard);
-        if let Some(entry) = self.memo.get(key) {
-            if entry.exact {
-                self.stats.memo_hits.fetch_add(1, Ordering::Relaxed);
-                return Outcome::Exact {
-                    value: entry.value,
-                    guess: entry.guess,
-                };
-            }
-            if entry.value >= beta {
-                self.stats.memo_hits.fetch_add(1, Ordering::Relaxed);
-                return Outcome::AtLeast(entry.value);
-            }
+        if let Some(outcome) = self
+            .memo
+            .get(key)
+            .and_then(|entry| self.remembered(entry, beta))
+        {
+            return outcome;
         }
         self.stats.nodes.fetch_add(1, Ordering::Relaxed);
         let scan = self.scan(set, depth, hard, inherited, beta);
@@ -131,6 +97,58 @@ impl Solver<'_> {
         };
         self.memo.put(key, entry);
         outcome
+    }
+
+    /// The outcome of a node settled without a scan: too small to search (at most two
+    /// answers, or no guess left to spend), bound by the cutoff already, or split perfectly
+    /// by one of its candidates. `depth` is already at most the set's size.
+    fn without_search(&self, set: &[AnswerId], depth: u32, beta: u32) -> Option<Outcome> {
+        let n = set.len() as u32;
+        match (n, depth) {
+            (0, _) => return Some(Outcome::Exact { value: 0, guess: 0 }),
+            (_, 0) => return Some(Outcome::AtLeast(INFEASIBLE)),
+            (1, _) => {
+                return Some(Outcome::Exact {
+                    value: 1,
+                    guess: self.game.answer_as_guess(set[0]),
+                })
+            }
+            (_, 1) => return Some(Outcome::AtLeast(INFEASIBLE)),
+            (2, _) => {
+                // Guess either candidate: 1 + 2. Both are allowed in every mode.
+                let a = self.game.answer_as_guess(set[0]);
+                let b = self.game.answer_as_guess(set[1]);
+                return Some(Outcome::Exact {
+                    value: 3,
+                    guess: a.min(b),
+                });
+            }
+            _ => {}
+        }
+        if 2 * n > beta {
+            return Some(Outcome::AtLeast(2 * n - 1));
+        }
+        self.perfect_candidate(set).map(|guess| Outcome::Exact {
+            value: 2 * n - 1,
+            guess,
+        })
+    }
+
+    /// What a memo entry answers at cutoff `beta`: its exact value, or its bound when that
+    /// reaches the cutoff; `None` when the node must be searched again.
+    fn remembered(&self, entry: MemoEntry, beta: u32) -> Option<Outcome> {
+        let outcome = if entry.exact {
+            Outcome::Exact {
+                value: entry.value,
+                guess: entry.guess,
+            }
+        } else if entry.value >= beta {
+            Outcome::AtLeast(entry.value)
+        } else {
+            return None;
+        };
+        self.stats.memo_hits.fetch_add(1, Ordering::Relaxed);
+        Some(outcome)
     }
 
     /// A lower bound for a part without searching below it: the memo's, or else the best

@@ -319,7 +319,7 @@ impl Engine {
     fn letter_set(&self, entry: &Entry) -> Option<[u64; 4]> {
         match (entry.first, &entry.spec.kind) {
             (Some(_), JobKind::Guess(guess)) => self
-                .game
+                .game()
                 .guesses()
                 .get(*guess as usize)
                 .map(|word| word.letter_set()),

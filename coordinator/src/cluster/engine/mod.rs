@@ -23,8 +23,8 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
-use hakase_core::solver::{Outcome, Solution, Solver, SolverConfig};
-use hakase_core::{FeedbackTable, Game};
+use hakase_core::solver::{Outcome, SharedSolver, Solution, SolverConfig};
+use hakase_core::{FeedbackTable, Game, GameTable};
 use hakase_proto::job::{JobId, JobSpec};
 use tokio::sync::watch;
 
@@ -190,6 +190,131 @@ struct State {
     registrations: std::collections::VecDeque<Instant>,
 }
 
+impl State {
+    /// The state `store` holds: results, claims, jobs and workers as a restart finds them,
+    /// with whatever a crash left of a quarantine undone.
+    fn restore(
+        store: &Store,
+        planner: Planner,
+        params: &EngineParams,
+    ) -> Result<State, ClusterError> {
+        let quarantine = store.load_quarantine()?;
+        let quarantined: HashSet<u64> = quarantine.iter().map(|q| q.worker).collect();
+        let quarantined_tokens: HashSet<String> =
+            quarantine.iter().filter_map(|q| q.token.clone()).collect();
+        let (known, claims) = restore_results(store, &quarantined)?;
+        let now = Instant::now();
+        let counters = Counters {
+            results_loaded: known.len() as u64,
+            ..Counters::default()
+        };
+        Ok(State {
+            planner,
+            known,
+            jobs: restore_jobs(store, now)?,
+            queue: BTreeSet::new(),
+            dirty: true,
+            solution: store.solution()?.map(Arc::new),
+            failure: None,
+            counters,
+            workers: restore_workers(store, now)?,
+            next_worker: store.next_worker()?,
+            settled_at_start: None,
+            claims,
+            // A finished run keeps the account of how it was checked.
+            audit: store.audit()?.unwrap_or_else(|| AuditSummary {
+                enabled: params.audit.is_some(),
+                fraction: params.audit.map_or(0.0, |p| p.fraction()),
+                quarantined: quarantined.iter().copied().collect(),
+                ..AuditSummary::default()
+            }),
+            quarantined,
+            quarantined_tokens,
+            rechecks: HashMap::new(),
+            confirmed: HashMap::new(),
+            ahead_rank: None,
+            ahead: HashSet::new(),
+            incumbent_claims: HashSet::new(),
+            auditing: false,
+            affinity: HashMap::new(),
+            registrations: std::collections::VecDeque::new(),
+        })
+    }
+}
+
+/// The stored results and who claimed each, without those of `quarantined` workers.
+fn restore_results(
+    store: &Store,
+    quarantined: &HashSet<u64>,
+) -> Result<(Known, HashMap<JobId, u64>), ClusterError> {
+    let mut known = Known::new();
+    for (id, outcome, _) in store.load_results()? {
+        known.insert(id, outcome);
+    }
+    let mut claims = HashMap::new();
+    for (id, worker) in store.load_claims()? {
+        // A quarantine that a crash interrupted: its worker's results may still be stored.
+        if quarantined.contains(&worker) {
+            known.remove(&id);
+        } else {
+            claims.insert(id, worker);
+        }
+    }
+    Ok((known, claims))
+}
+
+/// The stored jobs, with the leases still running at `now`.
+fn restore_jobs(store: &Store, now: Instant) -> Result<HashMap<JobId, Entry>, ClusterError> {
+    let now_ms = unix_millis();
+    let mut jobs = HashMap::new();
+    for (id, record) in store.load_jobs()? {
+        // A lease still running survives a restart: the worker holding the job will
+        // report it, and handing it to another worker meanwhile would compute it twice.
+        let state = match record.state {
+            StoredState::Leased { beta, expiry } if expiry > now_ms => JobState::Leased {
+                beta,
+                expiry: now + Duration::from_millis(expiry - now_ms),
+                holder: None,
+            },
+            _ => JobState::Idle,
+        };
+        jobs.insert(
+            id,
+            Entry {
+                spec: Arc::new(record.spec),
+                state,
+                priority: (u32::MAX, 0, 0),
+                completions: record.completions,
+                first: None,
+                spec_stored: true,
+                leased_to: Vec::new(),
+                untightened: false,
+            },
+        );
+    }
+    Ok(jobs)
+}
+
+/// Workers registered before a restart: they keep their ids and secrets.
+fn restore_workers(store: &Store, now: Instant) -> Result<HashMap<u64, Worker>, ClusterError> {
+    let mut workers = HashMap::new();
+    for record in store.load_workers()? {
+        workers.insert(
+            record.id,
+            Worker {
+                seen: now,
+                slots: record.slots.clamp(1, MAX_SLOTS),
+                told: false,
+                token: record.token,
+                secret: record.secret_sha256,
+                heartbeats: (now, 0),
+                done: 0,
+            },
+        );
+    }
+    Ok(workers)
+}
+
 /// A job handed to a worker.
 #[derive(Debug, Clone)]
 pub struct Leased {
@@ -208,10 +333,8 @@ pub struct Leased {
 
 /// The engine of one run.
 pub struct Engine {
-    /// The game (lives as long as the process).
-    pub game: &'static Game,
-    /// Its feedback table.
-    pub table: &'static FeedbackTable,
+    /// The game and its feedback table, shared with the planner's and the audit's solvers.
+    tables: Arc<GameTable>,
     /// The solver options.
     pub config: SolverConfig,
     store: Store,
@@ -225,7 +348,7 @@ pub struct Engine {
     /// The opt-in per-job log.
     job_log: Option<JobLog>,
     /// The coordinator's own solver for re-runs no other worker can take (made on first use).
-    audit_solver: OnceLock<Solver<'static>>,
+    audit_solver: OnceLock<SharedSolver>,
     /// The best total told to workers that watch it (see [`Engine::watch_incumbent`]).
     told: watch::Sender<Told>,
 }
@@ -264,125 +387,27 @@ impl Engine {
             RunScope::Best
         };
         let store = Store::open_scoped(store_path, &game, &config, &scope)?;
-        let game: &'static Game = Box::leak(Box::new(game));
-        let table: &'static FeedbackTable = Box::leak(Box::new(FeedbackTable::build(game)));
-        let planner = Planner::new(game, table, config.clone(), params.plan);
-        let quarantine = store.load_quarantine()?;
-        let quarantined: HashSet<u64> = quarantine.iter().map(|q| q.worker).collect();
-        let quarantined_tokens: HashSet<String> =
-            quarantine.iter().filter_map(|q| q.token.clone()).collect();
-        let mut known = Known::new();
-        for (id, outcome, _) in store.load_results()? {
-            known.insert(id, outcome);
-        }
-        let mut claims = HashMap::new();
-        for (id, worker) in store.load_claims()? {
-            // A quarantine that a crash interrupted: its worker's results may still be stored.
-            if quarantined.contains(&worker) {
-                known.remove(&id);
-            } else {
-                claims.insert(id, worker);
-            }
-        }
-        let next_worker = store.next_worker()?;
-        let stored_audit = store.audit()?;
-        let mut jobs = HashMap::new();
-        let (now, now_ms) = (Instant::now(), unix_millis());
-        for (id, record) in store.load_jobs()? {
-            // A lease still running survives a restart: the worker holding the job will
-            // report it, and handing it to another worker meanwhile would compute it twice.
-            let state = match record.state {
-                StoredState::Leased { beta, expiry } if expiry > now_ms => JobState::Leased {
-                    beta,
-                    expiry: now + Duration::from_millis(expiry - now_ms),
-                    holder: None,
-                },
-                _ => JobState::Idle,
-            };
-            jobs.insert(
-                id,
-                Entry {
-                    spec: Arc::new(record.spec),
-                    state,
-                    priority: (u32::MAX, 0, 0),
-                    completions: record.completions,
-                    first: None,
-                    spec_stored: true,
-                    leased_to: Vec::new(),
-                    untightened: false,
-                },
-            );
-        }
-        // Workers registered before a restart keep their ids and secrets.
-        let mut workers = HashMap::new();
-        for record in store.load_workers()? {
-            workers.insert(
-                record.id,
-                Worker {
-                    seen: now,
-                    slots: record.slots.clamp(1, MAX_SLOTS),
-                    told: false,
-                    token: record.token,
-                    secret: record.secret_sha256,
-                    heartbeats: (now, 0),
-                    done: 0,
-                },
-            );
-        }
-        let solution = store.solution()?.map(Arc::new);
+        let tables = Arc::new(GameTable::build(game));
+        let planner = Planner::new(Arc::clone(&tables), config.clone(), params.plan);
+        let state = State::restore(&store, planner, &params)?;
         // A finished run has nothing more to tell.
-        let told = watch::Sender::new(if solution.is_some() {
+        let told = watch::Sender::new(if state.solution.is_some() {
             Told::Closed
         } else {
             Told::Nothing
         });
-        let counters = Counters {
-            results_loaded: known.len() as u64,
-            ..Counters::default()
-        };
         tracing::info!(
             db = %store_path.display(),
-            results = known.len(),
-            jobs = jobs.len(),
-            finished = solution.is_some(),
+            results = state.known.len(),
+            jobs = state.jobs.len(),
+            finished = state.solution.is_some(),
             "opened the run"
         );
         Ok(Engine {
-            game,
-            table,
+            tables,
             config,
             store,
-            state: Mutex::new(State {
-                planner,
-                known,
-                jobs,
-                queue: BTreeSet::new(),
-                dirty: true,
-                solution,
-                failure: None,
-                counters,
-                workers,
-                next_worker,
-                settled_at_start: None,
-                claims,
-                // A finished run keeps the account of how it was checked.
-                audit: stored_audit.unwrap_or_else(|| AuditSummary {
-                    enabled: params.audit.is_some(),
-                    fraction: params.audit.map_or(0.0, |p| p.fraction()),
-                    quarantined: quarantined.iter().copied().collect(),
-                    ..AuditSummary::default()
-                }),
-                quarantined,
-                quarantined_tokens,
-                rechecks: HashMap::new(),
-                confirmed: HashMap::new(),
-                ahead_rank: None,
-                ahead: HashSet::new(),
-                incumbent_claims: HashSet::new(),
-                auditing: false,
-                affinity: HashMap::new(),
-                registrations: std::collections::VecDeque::new(),
-            }),
+            state: Mutex::new(state),
             wake: Condvar::new(),
             ended: Condvar::new(),
             params,
@@ -391,6 +416,21 @@ impl Engine {
             audit_solver: OnceLock::new(),
             told,
         })
+    }
+
+    /// The game being solved.
+    pub fn game(&self) -> &Game {
+        &self.tables.game
+    }
+
+    /// Its feedback table.
+    pub fn table(&self) -> &FeedbackTable {
+        &self.tables.table
+    }
+
+    /// The game and table together, for holders that outlive a borrow of the engine.
+    pub fn tables(&self) -> &Arc<GameTable> {
+        &self.tables
     }
 
     /// Logs every finished job to `log` from now on (see [`super::joblog`]).

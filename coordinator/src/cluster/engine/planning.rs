@@ -282,7 +282,7 @@ impl Engine {
         };
         let evaluation = tree
             .as_ref()
-            .map(|t| t.evaluate(self.game, self.table, &self.game.all_answers()));
+            .map(|t| t.evaluate(self.game(), self.table(), &self.game().all_answers()));
         let solution = Solution {
             config: self.config.clone(),
             guesses_left: state.planner.guesses_left(),

@@ -1,5 +1,7 @@
 //! A worker caught lying: refused from then on, its results redone by others.
 
+use std::sync::Arc;
+
 use hakase_proto::job::JobId;
 
 use super::{Engine, JobState, State};
@@ -83,7 +85,11 @@ impl Engine {
 
     /// Plans the search again from the results known now (after some were forgotten).
     pub(super) fn restart_search(&self, state: &mut State) {
-        state.planner = Planner::new(self.game, self.table, self.config.clone(), self.params.plan);
+        state.planner = Planner::new(
+            Arc::clone(&self.tables),
+            self.config.clone(),
+            self.params.plan,
+        );
         state.rechecks.clear();
         state.auditing = false;
         state.ahead_rank = None;

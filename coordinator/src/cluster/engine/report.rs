@@ -217,7 +217,7 @@ impl Engine {
                 spec,
                 first,
                 answer,
-                self.game.answers().len(),
+                self.game().answers().len(),
             ));
         }
         if let Some(entry) = state.jobs.get_mut(&id) {
@@ -280,7 +280,7 @@ impl Engine {
                 ));
             }
         }
-        let eval = tree.evaluate(self.game, self.table, &spec.node.candidates);
+        let eval = tree.evaluate(self.game(), self.table(), &spec.node.candidates);
         if !eval.unsolved.is_empty()
             || eval.total != u64::from(value)
             || eval.worst > spec.node.guesses_left

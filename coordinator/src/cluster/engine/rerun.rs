@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hakase_core::solver::{Outcome, Solver};
+use hakase_core::solver::{Outcome, SharedSolver};
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 
 use super::{answers, Engine, Entry, State};
@@ -327,10 +327,10 @@ impl Engine {
 
     /// Re-runs one claim on the coordinator itself (outside the state lock).
     pub(super) fn recheck_here(&self, id: JobId, spec: &JobSpec, beta: u32) {
-        let solver = self
-            .audit_solver
-            .get_or_init(|| Solver::new(self.game, self.table, self.config.clone(), AUDIT_MEMO));
-        let answer = hakase_worker::solve_job(solver, spec, beta);
+        let solver = self.audit_solver.get_or_init(|| {
+            SharedSolver::new(Arc::clone(&self.tables), self.config.clone(), AUDIT_MEMO)
+        });
+        let answer = hakase_worker::solve_job(solver.solver(), spec, beta);
         if let Err(err) = self.judge(COORDINATOR, id, answer) {
             tracing::error!(%err, "recording the coordinator's re-run");
         }
@@ -356,7 +356,7 @@ impl Engine {
                 &recheck.spec,
                 first,
                 &answer,
-                self.game.answers().len(),
+                self.game().answers().len(),
             );
             line.recheck = true;
             log.write(&line);

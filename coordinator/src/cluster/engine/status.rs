@@ -86,7 +86,7 @@ impl Engine {
             JobState::Leased { .. } => (q, l + 1),
             JobState::Idle => (q, l),
         });
-        let text = |g| self.game.guess_text(g).to_string();
+        let text = |g| self.game().guess_text(g).to_string();
         let ranking_source = match &state.solution {
             Some(solution) => solution.ranking.clone(),
             None => state.planner.ranking(),

@@ -2,7 +2,7 @@ use super::lease::{pick, AFFINITY_WINDOW};
 use super::*;
 use crate::cluster::audit::Reason;
 use hakase_core::presets::load_preset;
-use hakase_core::solver::INFEASIBLE;
+use hakase_core::solver::{Solver, INFEASIBLE};
 use hakase_proto::job::JobAnswer;
 
 fn open(db: &std::path::Path) -> Engine {
@@ -61,7 +61,12 @@ fn workers_watching_the_incumbent_are_told_each_better_first_guess_as_it_is_take
     assert_eq!(*told.borrow_and_update(), Told::Nothing);
     let worker = engine.register(1, None).expect("register");
     let jobs = engine.lease(worker, 2).expect("lease").expect("running");
-    let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+    let solver = Solver::new(
+        engine.game(),
+        engine.table(),
+        engine.config.clone(),
+        1 << 16,
+    );
     let mut best: Option<(u32, u32)> = None;
     for job in &jobs {
         let i = job.first.expect("the first jobs are whole first guesses");
@@ -87,6 +92,7 @@ fn workers_watching_the_incumbent_are_told_each_better_first_guess_as_it_is_take
     engine.close_watches();
     engine.tell(1, 0);
     assert_eq!(*told.borrow_and_update(), Told::Closed);
+    drop(solver);
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
@@ -99,7 +105,12 @@ fn a_displaced_incumbents_sampled_claim_is_re_run_while_the_search_goes_on() {
     let worker = engine.register(1, None).expect("register");
     let jobs = engine.lease(worker, 2).expect("lease").expect("running");
     assert_eq!(jobs.len(), 2);
-    let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+    let solver = Solver::new(
+        engine.game(),
+        engine.table(),
+        engine.config.clone(),
+        1 << 16,
+    );
     for job in &jobs {
         let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
         assert!(answer.outcome.is_exact(), "a first lease has no cutoff");
@@ -136,6 +147,7 @@ fn a_displaced_incumbents_sampled_claim_is_re_run_while_the_search_goes_on() {
         "the incumbent's claim waits for the final audit"
     );
     drop(state);
+    drop(solver);
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
@@ -146,7 +158,12 @@ fn the_final_audit_tells_the_best_total_again_for_idle_workers_to_take_its_re_ru
     let _ = std::fs::remove_dir_all(&db);
     let engine = open_with(&db, every_claim());
     let mut told = engine.watch_incumbent();
-    let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+    let solver = Solver::new(
+        engine.game(),
+        engine.table(),
+        engine.config.clone(),
+        1 << 16,
+    );
     // One worker: it may not re-run its own claims, so the search ends with the audit's
     // re-runs waiting for another worker.
     let worker = engine.register(1, None).expect("register");
@@ -181,6 +198,7 @@ fn the_final_audit_tells_the_best_total_again_for_idle_workers_to_take_its_re_ru
     let state = engine.lock();
     assert!(state.rechecks.values().any(|r| r.holder.is_none()));
     drop(state);
+    drop(solver);
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
@@ -328,7 +346,12 @@ fn a_re_run_nobody_takes_within_a_lease_period_goes_to_the_coordinator() {
     engine.replan(&mut engine.lock());
     let claimant = engine.register(1, None).expect("register");
     let idle = engine.register(1, None).expect("register");
-    let solver = Solver::new(engine.game, engine.table, engine.config.clone(), 1 << 16);
+    let solver = Solver::new(
+        engine.game(),
+        engine.table(),
+        engine.config.clone(),
+        1 << 16,
+    );
     // Claims until one waits for its re-run (every claim is in the sample at fraction 1;
     // the incumbent's waits for the final audit).
     let mut waiting = None;
@@ -364,6 +387,7 @@ fn a_re_run_nobody_takes_within_a_lease_period_goes_to_the_coordinator() {
     assert_eq!(held, Some(COORDINATOR));
     assert!(state.rechecks.contains_key(&waiting));
     drop(state);
+    drop(solver);
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }

@@ -14,8 +14,8 @@ use serde::Serialize;
 
 use super::history::{History, Sample};
 use crate::cluster::engine::Engine;
-use crate::output::run_report::proof_words;
 use crate::web::assets::page;
+use hakase_core::label::proof_words;
 
 /// The page.
 pub const LIVE_HTML: &str = include_str!("static/live.html");
@@ -160,7 +160,7 @@ impl Live {
     pub fn view(&self) -> RunView {
         let snap = self.engine.snapshot();
         let detail = self.engine.detail();
-        let answers = self.engine.game.answers().len();
+        let answers = self.engine.game().answers().len();
         let (history, workers) = match self.history.lock() {
             Ok(mut history) => {
                 history.record(&snap, &detail);
@@ -182,7 +182,7 @@ impl Live {
             Err(_) => (Vec::new(), Vec::new()),
         };
         RunView {
-            game: self.engine.game.name().to_string(),
+            game: self.engine.game().name().to_string(),
             answers,
             finished: snap.state == "finished",
             state: snap.state,

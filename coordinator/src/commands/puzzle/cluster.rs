@@ -28,15 +28,16 @@ use hakase_coordinator::cluster::server::{bind, CheckToken, IncumbentStream, Tok
 use hakase_coordinator::cluster::store::new_audit_key;
 use hakase_core::puzzle::{claim, Generator, Kind, Puzzle, Slot};
 use hakase_core::solver::SolverConfig;
-use hakase_core::{FeedbackTable, Game};
+use hakase_core::GameTable;
 use hakase_proto::job::JobId;
+use hakase_proto::options::solver_options;
 use hakase_proto::token::TokenSet;
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::puzzles_server::{Puzzles, PuzzlesServer};
 use hakase_proto::v1::{
     CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, LeaseReply,
     LeaseRequest, PuzzleCompleteReply, PuzzleCompleteRequest, PuzzleJob, PuzzleLeaseReply,
-    PuzzleLeaseRequest, RegisterReply, RegisterRequest, WatchIncumbentRequest,
+    PuzzleLeaseRequest, RegisterReply, RegisterRequest, SolverOptions, WatchIncumbentRequest,
 };
 use hakase_proto::MAX_MESSAGE_BYTES;
 use tonic::service::interceptor::InterceptedService;
@@ -132,11 +133,10 @@ struct State {
 /// Everything the services share.
 struct Shared {
     state: Mutex<State>,
-    game: &'static Game,
-    table: &'static FeedbackTable,
-    generator: Generator<'static>,
+    /// The game and table the batch is made for.
+    tables: Arc<GameTable>,
     spec: GameSpec,
-    config_json: String,
+    options: SolverOptions,
     seed: u64,
     run_id: String,
     /// What the audit sample is drawn from: the run id and a secret of this session.
@@ -159,13 +159,13 @@ impl Service {
     }
 
     fn check_game(&self, fingerprint: &str) -> Result<(), Status> {
-        if fingerprint == self.0.game.fingerprint() {
+        if fingerprint == self.0.tables.game.fingerprint() {
             return Ok(());
         }
         Err(Status::failed_precondition(format!(
             "this worker plays game fingerprint {fingerprint:?}; the batch is {} (fingerprint {})",
-            self.0.game.name(),
-            self.0.game.fingerprint()
+            self.0.tables.game.name(),
+            self.0.tables.game.fingerprint()
         )))
     }
 
@@ -184,7 +184,8 @@ impl Service {
     fn verify(&self, slot: &Slot, attempt: u32, made: &Option<Puzzle>) -> Result<bool, String> {
         let shared = &self.0;
         if let Some(puzzle) = made {
-            claim::check(shared.game, shared.table, slot, puzzle).map_err(|e| e.to_string())?;
+            claim::check(&shared.tables.game, &shared.tables.table, slot, puzzle)
+                .map_err(|e| e.to_string())?;
         }
         let id = JobId(u128::from_be_bytes(
             job_id(slot.day, attempt)
@@ -194,7 +195,13 @@ impl Service {
         let remake = made.is_none()
             || slot.kind == Kind::Deduction
             || shared.policy.sampled(&shared.audit_seed, id);
-        if remake && shared.generator.generate(slot, shared.seed, attempt) != *made {
+        if remake
+            && Generator::new(&shared.tables.game, &shared.tables.table).generate(
+                slot,
+                shared.seed,
+                attempt,
+            ) != *made
+        {
             return Err(format!(
                 "day {} attempt {attempt} made again here gives another result",
                 slot.day
@@ -248,9 +255,9 @@ impl Cluster for Service {
         tracing::info!(worker_id, name = %request.worker_name, "worker registered");
         Ok(Response::new(RegisterReply {
             worker_id,
-            fingerprint: self.0.game.fingerprint().to_string(),
+            fingerprint: self.0.tables.game.fingerprint().to_string(),
             game: Some(self.0.spec.clone()),
-            config_json: self.0.config_json.clone(),
+            options: Some(self.0.options.clone()),
             lease_ms: self.0.lease.as_millis() as u64,
             run_id: self.0.run_id.clone(),
             puzzle_batch: true,
@@ -472,10 +479,10 @@ pub fn serve(
     listen: SocketAddr,
     mut run: BatchRun,
     tokens: TokenSet,
-    game: &'static Game,
-    table: &'static FeedbackTable,
+    tables: &Arc<GameTable>,
     seed: u64,
 ) -> Result<(BatchRun, String)> {
+    let game = &tables.game;
     init_logging(LogFormat::Text);
     let tokens = Arc::new(RwLock::new(tokens));
     for claim in run.dir.open_claims()? {
@@ -506,11 +513,9 @@ pub fn serve(
             told: HashSet::new(),
             checked: Checked::default(),
         }),
-        game,
-        table,
-        generator: Generator::new(game, table),
+        tables: Arc::clone(tables),
         spec: hakase_proto::game::to_spec(game),
-        config_json: serde_json::to_string(&SolverConfig::default())?,
+        options: solver_options(&SolverConfig::default()),
         seed,
         audit_seed: format!("{run_id}/{}", new_audit_key()),
         run_id,

@@ -8,13 +8,14 @@ mod show;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_core::puzzle::level::KINDS;
 use hakase_core::puzzle::{plan, Generator, Kind, Level, LevelMix, Puzzle, Slot};
-use hakase_core::{FeedbackTable, Game};
+use hakase_core::{FeedbackTable, Game, GameTable};
 use hakase_device::{render_puzzle, write_png, PanelColour};
 
 use super::write_json;
@@ -97,18 +98,15 @@ impl PuzzleCommand {
             .levels
             .parse()
             .map_err(|e: String| anyhow::anyhow!("--levels: {e}"))?;
-        // The game lives as long as the process: a batch served to workers shares it with
-        // the server's tasks.
-        let loaded: &'static crate::game_args::Loaded =
-            Box::leak(Box::new(self.game.load_with_table()?));
-        let (game, table) = (&loaded.game, &loaded.table);
+        // Shared: a batch served to workers lends it to the server's tasks.
+        let tables = Arc::new(self.game.load_with_table()?);
         match (self.count, &self.out) {
             (Some(count), _) if count > MAX_BATCH => bail!(
                 "--count must be at most {MAX_BATCH} days (about 2,700 years of daily \
                  puzzles), not {count}"
             ),
-            (Some(count), Some(dir)) => self.batch(out, game, table, count, &mix, dir),
-            _ => self.one(out, game, table),
+            (Some(count), Some(dir)) => self.batch(out, tables, count, &mix, dir),
+            _ => self.one(out, &tables.game, &tables.table),
         }
     }
 
@@ -152,8 +150,7 @@ impl PuzzleCommand {
     fn batch(
         &self,
         out: &mut dyn Write,
-        game: &'static Game,
-        table: &'static FeedbackTable,
+        tables: Arc<GameTable>,
         count: usize,
         mix: &LevelMix,
         dir: &Path,
@@ -161,6 +158,7 @@ impl PuzzleCommand {
         if count == 0 {
             bail!("--count must be at least 1");
         }
+        let game = &tables.game;
         let kinds: Vec<Kind> = if self.kinds.is_empty() {
             KINDS.to_vec()
         } else {
@@ -183,11 +181,11 @@ impl PuzzleCommand {
         let mut checked = None;
         if let (Some(listen), Some(tokens)) = (self.serve.listen, tokens) {
             let (served, line) =
-                cluster::serve(&self.serve, listen, run, tokens, game, table, self.seed)?;
+                cluster::serve(&self.serve, listen, run, tokens, &tables, self.seed)?;
             run = served;
             checked = Some(line);
         } else {
-            let generator = Generator::new(game, table);
+            let generator = Generator::new(game, &tables.table);
             loop {
                 let Some((slot, attempt)) = run.order.wanted().next() else {
                     break;

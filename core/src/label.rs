@@ -1,11 +1,14 @@
 //! How much a result can be trusted, decided and worded in one place, so that the e-paper
-//! page, the text chart, `solve`, `runs`, the query answers and the JSON all say the same
-//! thing for the same result: a solve restricted to one first guess proves the optimum only
-//! *given* that guess, and a restricted (top-k) search or a heuristic is only an upper bound.
+//! page, the text chart, `solve`, `runs`, a coordinator's report, the live page, the query
+//! answers and the JSON all say the same thing for the same result: a solve restricted to
+//! one first guess proves the optimum only *given* that guess, a restricted (top-k) search
+//! or a heuristic is only an upper bound, and a distributed result resting on unchecked
+//! worker claims is proven only if they hold.
 
-use hakase_core::solver::{Outcome, Solution};
-use hakase_core::GuessId;
 use serde::Serialize;
+
+use crate::game::GuessId;
+use crate::solver::{Outcome, Solution};
 
 /// The quality of a chart: what its first guess and its numbers are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -87,9 +90,38 @@ impl Label {
     }
 }
 
+/// How far a run's result is proven, in the words of a coordinator's headline: a restricted
+/// search proves nothing, and rows resting on `unchecked` worker claims are proven only if
+/// those hold. The live page says it in the same words.
+pub fn proof_words(proven: bool, unchecked: usize) -> String {
+    match (proven, unchecked) {
+        (false, _) => "not proven (restricted search)".to_string(),
+        (true, 0) => "proven".to_string(),
+        (true, n) => format!(
+            "proven if {n} unchecked worker claim{} hold{}, marked *; --audit-fraction 1 checks all",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" }
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::Label;
+    use super::{proof_words, Label};
+
+    #[test]
+    fn proof_words_say_what_rests_on_unchecked_claims() {
+        assert_eq!(proof_words(false, 3), "not proven (restricted search)");
+        assert_eq!(proof_words(true, 0), "proven");
+        assert_eq!(
+            proof_words(true, 1),
+            "proven if 1 unchecked worker claim holds, marked *; --audit-fraction 1 checks all"
+        );
+        assert_eq!(
+            proof_words(true, 2),
+            "proven if 2 unchecked worker claims hold, marked *; --audit-fraction 1 checks all"
+        );
+    }
 
     #[test]
     fn claims_name_the_fixed_first_guess() {
