@@ -6,4 +6,5 @@
 pub mod cluster;
 pub mod output;
 pub mod query;
+pub mod serving;
 pub mod web;

@@ -25,7 +25,7 @@ use hakase_proto::token::TokenSet;
 use hakase_worker::WorkerMetrics;
 use tokio::net::TcpListener;
 
-use super::server::SharedTokens;
+use crate::serving::SharedTokens;
 use crate::web::{serve_http, WebLimits};
 
 /// Why an HTTP address is refused.
