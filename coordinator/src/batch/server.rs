@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use hakase_coordinator::cluster::audit::AuditPolicy;
+use hakase_coordinator::cluster::server::bind;
 use hakase_coordinator::serving::{
     self, init_logging, CheckToken, Ending, Linger, LogFormat, SharedTokens, Threads,
 };
@@ -92,7 +93,7 @@ async fn serve_days(
     tokens: SharedTokens,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<()> {
-    let (listener, local) = serving::bind(listen).await?;
+    let (listener, local) = bind(listen).await?;
     eprintln!("hakase coordinator listening on {local}");
     let auth = CheckToken::new(tokens);
     let cluster = InterceptedService::new(

@@ -362,7 +362,8 @@ impl Admin for Services {
     }
 }
 
-/// Binds `listen` (see [`serving::bind`]), failing with the cluster's error.
+/// Binds `listen` (see [`serving::bind`]), failing with the cluster's error (a message
+/// only, which `--json` reports as a failure, not an I/O error).
 pub async fn bind(
     listen: SocketAddr,
 ) -> Result<(tokio::net::TcpListener, SocketAddr), ClusterError> {

@@ -15,7 +15,7 @@ use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::http;
 use hakase_coordinator::cluster::joblog::JobLog;
 use hakase_coordinator::cluster::plan::PlanParams;
-use hakase_coordinator::cluster::server::{serve, ServeOptions};
+use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
 use hakase_coordinator::cluster::store::RunScope;
 use hakase_coordinator::output::progress::RunProgress;
 use hakase_coordinator::output::run_report as report;
@@ -228,7 +228,7 @@ impl Coordinator {
         // start up while the database opens (their connections wait in the listen queue),
         // instead of after it. Opening takes about 5 ms on pokemon-verbum; the first worker
         // registered 1 ms sooner (median of 14), its own start-up being the longer.
-        let (listener, local) = runtime.block_on(serving::bind(self.listen))?;
+        let (listener, local) = runtime.block_on(bind(self.listen))?;
         eprintln!("hakase coordinator listening on {local}");
         let http_listener = match self.http {
             Some(addr) => Some(runtime.block_on(bind_page(addr))?),

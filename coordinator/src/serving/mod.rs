@@ -19,7 +19,7 @@ use thiserror::Error;
 pub use ending::{Ending, Linger, Stop};
 pub use runtime::{init_logging, runtime, LogFormat, Threads};
 pub use signal::{last_signal, shutdown_signal, SIGINT, SIGTERM};
-pub use tokens::{token_name, CheckToken, SharedTokens, TokenName, TokenSource};
+pub use tokens::{require_token, token_name, CheckToken, SharedTokens, TokenName, TokenSource};
 pub use transport::{bind, check_transport, grpc_server, incoming, TlsFiles};
 
 /// What can stop a server before it serves.

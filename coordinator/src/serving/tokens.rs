@@ -1,9 +1,14 @@
 //! Who may talk to a server: the tokens it accepts (read from `--token` and
-//! `--tokens-file`, re-read on SIGHUP) and the check every gRPC call passes.
+//! `--tokens-file`, re-read on SIGHUP), the check every gRPC call passes, and the same
+//! check on the HTTP port.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
+use axum::extract::{Query, Request as HttpRequest, State};
+use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use hakase_proto::token::{TokenSet, SHARED_TOKEN_NAME};
 use hakase_proto::AUTH_HEADER;
 use tonic::service::Interceptor;
@@ -140,4 +145,73 @@ pub struct TokenName(pub String);
 /// The token name of `request`, if [`CheckToken`] named one.
 pub fn token_name<T>(request: &Request<T>) -> Option<String> {
     request.extensions().get::<TokenName>().map(|t| t.0.clone())
+}
+
+/// The `?token=` of an HTTP request.
+#[derive(serde::Deserialize)]
+pub struct TokenQuery {
+    /// The token, when given.
+    pub token: Option<String>,
+}
+
+/// True when `request` carries one of `tokens` (header or query).
+fn authorized(tokens: &TokenSet, header: &[u8], query: Option<&str>) -> bool {
+    tokens.check_header(header).is_some()
+        || query.is_some_and(|t| !t.is_empty() && tokens.check(t.as_bytes()).is_some())
+}
+
+/// The HTTP side of [`CheckToken`]: an axum middleware that lets through only requests
+/// carrying one of the run's tokens (`authorization: Bearer` or `?token=`).
+pub async fn require_token(
+    State(tokens): State<SharedTokens>,
+    Query(query): Query<TokenQuery>,
+    request: HttpRequest,
+    next: Next,
+) -> Response {
+    let header = request
+        .headers()
+        .get(header::AUTHORIZATION)
+        .map(|v| v.as_bytes())
+        .unwrap_or_default();
+    let ok = match tokens.read() {
+        Ok(tokens) => authorized(&tokens, header, query.token.as_deref()),
+        Err(_) => false,
+    };
+    if ok {
+        return next.run(request).await;
+    }
+    let body = serde_json::json!({"error": {
+        "kind": "unauthenticated",
+        "message": "missing or wrong token: send `authorization: Bearer TOKEN` or ?token=TOKEN \
+                    with the coordinator's token",
+    }});
+    (
+        StatusCode::UNAUTHORIZED,
+        [(header::WWW_AUTHENTICATE, "Bearer")],
+        axum::Json(body),
+    )
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOKEN: &str = "0123456789abcdef0123";
+
+    #[test]
+    fn the_token_is_taken_from_the_header_or_the_query() {
+        let tokens = TokenSet::single(TOKEN).expect("token");
+        let bearer = format!("Bearer {TOKEN}");
+        assert!(authorized(&tokens, bearer.as_bytes(), None));
+        assert!(authorized(&tokens, b"", Some(TOKEN)));
+        assert!(!authorized(&tokens, b"", None));
+        assert!(!authorized(&tokens, b"Bearer ", Some("")));
+        assert!(!authorized(
+            &tokens,
+            b"Bearer wrong-token-0000000",
+            Some("nope")
+        ));
+        assert!(!authorized(&tokens, TOKEN.as_bytes(), None));
+    }
 }
