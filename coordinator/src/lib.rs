@@ -7,4 +7,5 @@ pub mod cluster;
 pub mod output;
 pub mod query;
 pub mod runs;
+pub mod serving;
 pub mod web;

@@ -1,5 +1,6 @@
 //! The `hakase` command line: one subcommand per module in `commands/`.
 
+mod batch;
 mod commands;
 mod game_args;
 

@@ -4,13 +4,11 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use hakase_proto::job::{JobAnswer, JobId};
 use hakase_proto::options::solver_options;
-use hakase_proto::token::{TokenSet, SHARED_TOKEN_NAME};
 use hakase_proto::v1::admin_server::{Admin, AdminServer};
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
@@ -18,25 +16,21 @@ use hakase_proto::v1::{
     LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, SolverOptions,
     StatusReply, StatusRequest, StoreDamage, WatchIncumbentRequest,
 };
-use hakase_proto::{AUTH_HEADER, FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};
+use hakase_proto::{FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};
 use tokio_stream::wrappers::WatchStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::service::interceptor::InterceptedService;
-use tonic::service::Interceptor;
-use tonic::transport::server::TcpIncoming;
-use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
 use super::engine::{Engine, Leased, Told};
 use super::error::ClusterError;
+use crate::serving::{self, token_name, ServingError, TlsFiles};
+
+pub use crate::serving::{CheckToken, SharedTokens, TokenName};
 
 pub use hakase_proto::MAX_LEASE;
 /// Most job ids one heartbeat may carry.
 pub const MAX_HEARTBEAT_IDS: usize = 65_536;
-
-/// The tokens a running server accepts; replace the set inside to revoke or add tokens
-/// without a restart (the coordinator does on SIGHUP).
-pub type SharedTokens = Arc<RwLock<TokenSet>>;
 
 /// How the server listens.
 #[derive(Debug, Clone)]
@@ -46,77 +40,11 @@ pub struct ServeOptions {
     /// The tokens workers and admins may present.
     pub tokens: SharedTokens,
     /// PEM certificate and key for TLS.
-    pub tls: Option<(PathBuf, PathBuf)>,
+    pub tls: Option<TlsFiles>,
     /// Refuse the shared token on the worker service (`--require-worker-tokens`): every
     /// worker then has its own token, so a quarantine cannot be dodged by registering again
     /// under the shared one. The shared token still serves `hakase status`.
     pub require_worker_tokens: bool,
-}
-
-/// Checks the `authorization: Bearer <token>` metadata of every call against the accepted
-/// tokens, in constant time; `Bearer ` with nothing after it is refused like a wrong token.
-#[derive(Clone)]
-pub struct CheckToken {
-    tokens: SharedTokens,
-    refuse_shared: bool,
-}
-
-impl CheckToken {
-    /// Accepts the tokens in `tokens` (as they are at each call).
-    pub fn new(tokens: SharedTokens) -> CheckToken {
-        CheckToken {
-            tokens,
-            refuse_shared: false,
-        }
-    }
-
-    /// The check of the worker service: like [`CheckToken::new`], refusing the shared token
-    /// when `require_own` (workers must present their own).
-    pub fn for_workers(tokens: SharedTokens, require_own: bool) -> CheckToken {
-        CheckToken {
-            tokens,
-            refuse_shared: require_own,
-        }
-    }
-}
-
-impl Interceptor for CheckToken {
-    fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
-        let given = request
-            .metadata()
-            .get(AUTH_HEADER)
-            .map(|v| v.as_bytes())
-            .unwrap_or_default();
-        let accepted = match self.tokens.read() {
-            Ok(tokens) => tokens.check_header(given).map(str::to_string),
-            Err(_) => None,
-        };
-        if self.refuse_shared && accepted.as_deref() == Some(SHARED_TOKEN_NAME) {
-            return Err(Status::permission_denied(
-                "this coordinator takes workers only with their own token from its \
-                 --tokens-file (--require-worker-tokens); the shared token is for `hakase status`",
-            ));
-        }
-        if let Some(name) = accepted {
-            let mut request = request;
-            request.extensions_mut().insert(TokenName(name));
-            Ok(request)
-        } else {
-            Err(Status::unauthenticated(
-                "missing or wrong token (set --token or HAKASE_TOKEN to the coordinator's)",
-            ))
-        }
-    }
-}
-
-/// The name of the token a call presented (put there by [`CheckToken`]), so that a
-/// quarantined worker's own token is refused.
-#[derive(Debug, Clone)]
-pub struct TokenName(pub String);
-
-/// The token name of `request`, if [`CheckToken`] named one.
-fn token_name<T>(request: &Request<T>) -> Option<String> {
-    request.extensions().get::<TokenName>().map(|t| t.0.clone())
 }
 
 /// The Cluster and Admin services over one engine.
@@ -434,17 +362,14 @@ impl Admin for Services {
     }
 }
 
-/// Binds `opts.listen`; returns the listener and the address actually bound.
+/// Binds `listen` (see [`serving::bind`]), failing with the cluster's error (a message
+/// only, which `--json` reports as a failure, not an I/O error).
 pub async fn bind(
     listen: SocketAddr,
 ) -> Result<(tokio::net::TcpListener, SocketAddr), ClusterError> {
-    let listener = tokio::net::TcpListener::bind(listen)
+    serving::bind(listen)
         .await
-        .map_err(|e| ClusterError::Transport(format!("listening on {listen}: {e}")))?;
-    let local = listener
-        .local_addr()
-        .map_err(|e| ClusterError::Transport(e.to_string()))?;
-    Ok((listener, local))
+        .map_err(|e| ClusterError::Transport(serving::chain(&e)))
 }
 
 /// Serves the run on `listener` until `shutdown` resolves.
@@ -475,28 +400,22 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
         .build_v1()
         .map_err(|e| ClusterError::Transport(format!("reflection: {e}")))?;
-    let mut builder = Server::builder();
-    if let Some((cert, key)) = &opts.tls {
-        let read = |path: &PathBuf| {
-            std::fs::read(path).map_err(|source| ClusterError::Io {
-                path: path.clone(),
-                source,
-            })
-        };
-        let identity = Identity::from_pem(read(cert)?, read(key)?);
-        builder = builder
-            .tls_config(ServerTlsConfig::new().identity(identity))
-            .map_err(|e| ClusterError::Transport(format!("TLS: {e}")))?;
-    }
+    let mut builder = serving::grpc_server(opts.tls.as_ref()).map_err(tls_error)?;
     builder
         .add_service(health)
         .add_service(reflection)
         .add_service(cluster)
         .add_service(admin)
-        .serve_with_incoming_shutdown(
-            TcpIncoming::from(listener).with_nodelay(Some(true)),
-            shutdown,
-        )
+        .serve_with_incoming_shutdown(serving::incoming(listener), shutdown)
         .await
         .map_err(|e| ClusterError::Transport(format!("serving: {e}")))
+}
+
+/// The cluster's error for a TLS set-up that failed, worded as it always was.
+fn tls_error(err: ServingError) -> ClusterError {
+    match err {
+        ServingError::TlsFile { path, source } => ClusterError::Io { path, source },
+        ServingError::Tls(e) => ClusterError::Transport(format!("TLS: {e}")),
+        other => ClusterError::Transport(serving::chain(&other)),
+    }
 }

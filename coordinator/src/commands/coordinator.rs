@@ -13,13 +13,21 @@ use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::http;
+use hakase_coordinator::cluster::joblog::JobLog;
 use hakase_coordinator::cluster::plan::PlanParams;
-use hakase_coordinator::cluster::runtime::{init_logging, shutdown_signal, LogFormat};
-use hakase_coordinator::cluster::server::{bind, serve, ServeOptions, SharedTokens};
+use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
+use hakase_coordinator::cluster::store::RunScope;
 use hakase_coordinator::output::progress::RunProgress;
 use hakase_coordinator::output::run_report as report;
 use hakase_coordinator::query::treerun::about;
+use hakase_coordinator::serving::{
+    self, init_logging, shutdown_signal, Ending, Linger, LogFormat, SharedTokens, Stop, Threads,
+    TlsFiles, TokenSource,
+};
+use hakase_core::solver::SolverConfig;
+use hakase_core::Game;
 use hakase_proto::token::TokenSet;
+use tokio::runtime::Runtime;
 
 use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
@@ -104,17 +112,30 @@ impl ServerAuthArgs {
         if self.token.is_none() && self.tokens_file.is_none() {
             bail!("serving workers needs --token (or HAKASE_TOKEN) or --tokens-file");
         }
-        read_tokens(self.token.as_deref(), self.tokens_file.as_deref())
+        Ok(self.token_source().read()?)
+    }
+
+    /// Where the tokens come from, to read them again on SIGHUP.
+    pub fn token_source(&self) -> TokenSource {
+        TokenSource {
+            token: self.token.clone(),
+            file: self.tokens_file.clone(),
+        }
     }
 
     /// Refuses to serve on `listen` in clear beyond this machine unless --insecure says so.
     pub fn check_transport(&self, listen: SocketAddr) -> Result<()> {
-        check_transport(listen, self.tls_cert.is_some(), self.insecure)
+        Ok(serving::check_transport(
+            listen,
+            self.tls_cert.is_some(),
+            self.insecure,
+        )?)
     }
 
     /// The certificate and key to serve TLS with, when both are given.
-    pub fn tls(&self) -> Option<(PathBuf, PathBuf)> {
-        self.tls_cert.clone().zip(self.tls_key.clone())
+    pub fn tls(&self) -> Option<TlsFiles> {
+        let (cert, key) = self.tls_cert.clone().zip(self.tls_key.clone())?;
+        Some(TlsFiles { cert, key })
     }
 }
 
@@ -196,51 +217,13 @@ impl Coordinator {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         init_logging(self.log_format);
         let tokens = Arc::new(RwLock::new(self.auth.tokens()?));
-        self.auth.check_transport(self.listen)?;
-        if let Some(addr) = self.http {
-            http::check_addr("--http", addr, self.auth.insecure, "--insecure")?;
-        }
-        if let Some(path) = &self.tree_out {
-            super::guard::check_output_path(path, "--tree-out")?;
-        }
+        self.check_addresses()?;
         let game = self.game.load()?;
         super::guard::check_max_guesses(&game, self.run.max_guesses)?;
         let config = self.run.config();
-        // Durations from seconds: NaN or a negative number would panic in `Duration`.
-        for (flag, secs) in [
-            ("--http-linger-secs", self.http_linger_secs),
-            ("--linger-secs", self.linger_secs),
-            ("--lease-secs", self.cut.lease_secs),
-        ] {
-            if !(secs.is_finite() && secs >= 0.0) {
-                bail!("{flag} must be a number of seconds, 0 or more, not {secs}");
-            }
-        }
-        if !(0.0..=1.0).contains(&self.audit_fraction) {
-            bail!(
-                "--audit-fraction must be between 0 and 1 (a share of the claims), not {}",
-                self.audit_fraction
-            );
-        }
-        let params = EngineParams {
-            audit: Some(AuditPolicy::with_fraction(self.audit_fraction)),
-            ..self.cut.params()
-        };
-        let db = self.db.clone().unwrap_or_else(|| {
-            let whole = hakase_coordinator::runs::locate::default_run_dir(game.name(), &config);
-            match self.cut.rank_all {
-                true => hakase_coordinator::runs::locate::scoped_run_dir(
-                    &whole,
-                    &hakase_coordinator::cluster::store::RunScope::RankAll,
-                ),
-                false => whole,
-            }
-        });
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .worker_threads(2)
-            .build()
-            .context("starting the async runtime")?;
+        self.check_numbers()?;
+        let db = self.db_dir(&game, &config);
+        let runtime = serving::runtime(Threads::Pool(2))?;
         // Bound and announced before the run is opened: workers started on the announcement
         // start up while the database opens (their connections wait in the listen queue),
         // instead of after it. Opening takes about 5 ms on pokemon-verbum; the first worker
@@ -248,42 +231,11 @@ impl Coordinator {
         let (listener, local) = runtime.block_on(bind(self.listen))?;
         eprintln!("hakase coordinator listening on {local}");
         let http_listener = match self.http {
-            Some(addr) => {
-                let listener = runtime.block_on(http::bind("--http", addr))?;
-                let at = listener.local_addr().context("the --http address")?;
-                eprintln!("hakase coordinator page on http://{at}/");
-                Some(listener)
-            }
+            Some(addr) => Some(runtime.block_on(bind_page(addr))?),
             None => None,
         };
-        let mut engine = Engine::new(game, config, &db, params)
-            .with_context(|| format!("opening the run in {}", db.display()))?;
-        let reopened = engine.store().reopened();
-        if reopened.damage.results() > 0 {
-            eprintln!(
-                "resumed {} results from {}, {} damaged (recomputed)",
-                reopened.results,
-                db.display(),
-                reopened.damage.results()
-            );
-        }
-        report::write_damage_notes(&mut std::io::stderr(), reopened)?;
-        if let Some(path) = &self.job_log {
-            let log = hakase_coordinator::cluster::joblog::JobLog::open(path)
-                .with_context(|| format!("opening the job log {}", path.display()))?;
-            engine = engine.with_job_log(log);
-        }
-        let engine = Arc::new(engine);
-        let page = http_listener.map(|listener| {
-            let live = http::live::Live::new(engine.clone());
-            runtime.spawn(live.clone().sample_forever());
-            let app = http::coordinator_app(live, tokens.clone());
-            let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
-            let served = runtime.spawn(http::serve(app, listener, async move {
-                let _ = stop_rx.wait_for(|stop| *stop).await;
-            }));
-            (stop_tx, served)
-        });
+        let engine = Arc::new(self.open_engine(game, config, &db)?);
+        let page = http_listener.map(|listener| Page::start(&runtime, &engine, listener, &tokens));
         let stop = Arc::new(AtomicBool::new(false));
         let driver = {
             let (engine, stop) = (engine.clone(), stop.clone());
@@ -300,20 +252,86 @@ impl Coordinator {
         let _ = driver.join();
         engine.flush().context("flushing the run database")?;
         let result = self.finish(finished, &engine, &db, out);
-        if let Some((stop_page, served)) = page {
-            if result.is_ok() && self.http_linger_secs > 0.0 {
-                let linger = Duration::from_secs_f64(self.http_linger_secs.clamp(0.0, 86_400.0));
-                runtime.block_on(async {
-                    tokio::select! {
-                        _ = tokio::time::sleep(linger) => {}
-                        _ = shutdown_signal() => {}
-                    }
-                });
-            }
-            let _ = stop_page.send(true);
-            let _ = runtime.block_on(served);
+        if let Some(page) = page {
+            let linger = match result.is_ok() {
+                true => self.http_linger_secs,
+                false => 0.0,
+            };
+            page.linger_and_stop(&runtime, linger);
         }
         result
+    }
+
+    /// Refuses addresses that would serve in clear, and a --tree-out that cannot be written.
+    fn check_addresses(&self) -> Result<()> {
+        self.auth.check_transport(self.listen)?;
+        if let Some(addr) = self.http {
+            http::check_addr("--http", addr, self.auth.insecure, "--insecure")?;
+        }
+        if let Some(path) = &self.tree_out {
+            super::guard::check_output_path(path, "--tree-out")?;
+        }
+        Ok(())
+    }
+
+    /// Refuses durations and shares that are not numbers in range.
+    fn check_numbers(&self) -> Result<()> {
+        // Durations from seconds: NaN or a negative number would panic in `Duration`.
+        for (flag, secs) in [
+            ("--http-linger-secs", self.http_linger_secs),
+            ("--linger-secs", self.linger_secs),
+            ("--lease-secs", self.cut.lease_secs),
+        ] {
+            if !(secs.is_finite() && secs >= 0.0) {
+                bail!("{flag} must be a number of seconds, 0 or more, not {secs}");
+            }
+        }
+        if !(0.0..=1.0).contains(&self.audit_fraction) {
+            bail!(
+                "--audit-fraction must be between 0 and 1 (a share of the claims), not {}",
+                self.audit_fraction
+            );
+        }
+        Ok(())
+    }
+
+    /// The run database: --db, or the directory `hakase solve` picks for the same run.
+    fn db_dir(&self, game: &Game, config: &SolverConfig) -> PathBuf {
+        self.db.clone().unwrap_or_else(|| {
+            let whole = hakase_coordinator::runs::locate::default_run_dir(game.name(), config);
+            match self.cut.rank_all {
+                true => {
+                    hakase_coordinator::runs::locate::scoped_run_dir(&whole, &RunScope::RankAll)
+                }
+                false => whole,
+            }
+        })
+    }
+
+    /// Opens (or resumes) the run in `db`, saying what a resumed run had lost.
+    fn open_engine(&self, game: Game, config: SolverConfig, db: &Path) -> Result<Engine> {
+        let params = EngineParams {
+            audit: Some(AuditPolicy::with_fraction(self.audit_fraction)),
+            ..self.cut.params()
+        };
+        let mut engine = Engine::new(game, config, db, params)
+            .with_context(|| format!("opening the run in {}", db.display()))?;
+        let reopened = engine.store().reopened();
+        if reopened.damage.results() > 0 {
+            eprintln!(
+                "resumed {} results from {}, {} damaged (recomputed)",
+                reopened.results,
+                db.display(),
+                reopened.damage.results()
+            );
+        }
+        report::write_damage_notes(&mut std::io::stderr(), reopened)?;
+        if let Some(path) = &self.job_log {
+            let log = JobLog::open(path)
+                .with_context(|| format!("opening the job log {}", path.display()))?;
+            engine = engine.with_job_log(log);
+        }
+        Ok(engine)
     }
 
     /// Prints the result of a run that `finished`, or says how to resume one that did not.
@@ -361,31 +379,6 @@ impl Coordinator {
         }
     }
 
-    /// Re-reads the tokens on every SIGHUP, so a revoked worker token stops working without
-    /// a restart. A file that no longer reads keeps the old tokens.
-    #[cfg(unix)]
-    fn reload_tokens_on_hangup(&self, tokens: SharedTokens) -> Result<()> {
-        use tokio::signal::unix::{signal, SignalKind};
-        let mut hangup = signal(SignalKind::hangup()).context("listening for SIGHUP")?;
-        let (token, tokens_file) = (self.auth.token.clone(), self.auth.tokens_file.clone());
-        tokio::spawn(async move {
-            while hangup.recv().await.is_some() {
-                match read_tokens(token.as_deref(), tokens_file.as_deref()) {
-                    Ok(fresh) => {
-                        tracing::info!(tokens = fresh.len(), "tokens reloaded");
-                        if let Ok(mut slot) = tokens.write() {
-                            *slot = fresh;
-                        }
-                    }
-                    Err(err) => {
-                        tracing::warn!(error = %format!("{err:#}"), "tokens not reloaded; keeping the old ones")
-                    }
-                }
-            }
-        });
-        Ok(())
-    }
-
     /// Serves until the run is over (true) or a signal arrives (false).
     async fn serve_until_done(
         &self,
@@ -396,7 +389,7 @@ impl Coordinator {
     ) -> Result<bool> {
         tracing::info!(%local, game = engine.game().name(), fingerprint = engine.game().fingerprint(), "listening");
         #[cfg(unix)]
-        self.reload_tokens_on_hangup(tokens.clone())?;
+        self.auth.token_source().reload_on_hangup(tokens.clone())?;
         let options = ServeOptions {
             listen: local,
             tokens,
@@ -404,62 +397,21 @@ impl Coordinator {
             require_worker_tokens: self.require_worker_tokens,
         };
         let (done_tx, done_rx) = tokio::sync::watch::channel(false);
-        let linger = Duration::from_secs_f64(self.linger_secs.clamp(0.0, 3600.0));
-        let interrupted = Arc::new(AtomicBool::new(false));
+        // Polled every millisecond: workers hear it within a few, and a 10 ms poll was 2 % of
+        // a 0.5 s run.
+        let linger = Linger::secs(self.linger_secs, Duration::from_millis(1));
+        let ending = Ending::new();
         let shutdown = {
-            let interrupted = interrupted.clone();
             let engine = engine.clone();
-            let mut done_rx = done_rx.clone();
-            async move {
-                let finished = tokio::select! {
-                    _ = shutdown_signal() => false,
-                    r = done_rx.wait_for(|d| *d) => r.is_ok(),
-                };
-                if finished {
-                    // Linger until every worker has heard the run is over, but not past the
-                    // linger time or a signal.
-                    let until = tokio::time::Instant::now() + linger;
-                    // Polled every millisecond: workers hear it within a few, and a 10 ms
-                    // poll was 2 % of a 0.5 s run.
-                    let all_told = async {
-                        while !engine.all_told() && tokio::time::Instant::now() < until {
-                            tokio::time::sleep(Duration::from_millis(1)).await;
-                        }
-                    };
-                    tokio::select! {
-                        _ = all_told => {}
-                        _ = shutdown_signal() => {}
-                    }
-                } else {
-                    interrupted.store(true, Ordering::Relaxed);
-                }
-            }
+            ending.when_done(done_rx.clone(), linger, move || engine.all_told())
         };
         let server = tokio::spawn({
             let engine = engine.clone();
             async move { serve(engine, listener, &options, shutdown).await }
         });
-        let progress = RunProgress::new();
-        let watcher = {
-            let engine = engine.clone();
-            tokio::task::spawn_blocking(move || loop {
-                progress.update(&engine.snapshot());
-                match engine.wait(Duration::from_millis(500)) {
-                    Ok(Some(_)) | Err(_) => {
-                        progress.finish();
-                        let _ = done_tx.send(true);
-                        return;
-                    }
-                    Ok(None) if stop.load(Ordering::Relaxed) => {
-                        progress.finish();
-                        return;
-                    }
-                    Ok(None) => {}
-                }
-            })
-        };
+        let watcher = watch_progress(engine.clone(), stop, done_tx);
         let served = server.await.context("the server task failed")?;
-        let finished = !interrupted.load(Ordering::Relaxed) && *done_rx.borrow();
+        let finished = !ending.interrupted() && *done_rx.borrow();
         if !finished {
             engine.poke();
         }
@@ -470,43 +422,72 @@ impl Coordinator {
     }
 }
 
-/// Reads and checks `--token` and the lines of `--tokens-file`.
-fn read_tokens(token: Option<&str>, tokens_file: Option<&Path>) -> Result<TokenSet> {
-    let mut tokens = TokenSet::default();
-    if let Some(token) = token {
-        tokens = TokenSet::single(token).context("--token (or HAKASE_TOKEN)")?;
-    }
-    if let Some(path) = tokens_file {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("reading --tokens-file {}", path.display()))?;
-        tokens.extend(
-            TokenSet::parse_file(&text)
-                .with_context(|| format!("--tokens-file {}", path.display()))?,
-        );
-    }
-    Ok(tokens)
+/// Shows the run's progress until it is over (then tells `done`) or `stop` is set.
+fn watch_progress(
+    engine: Arc<Engine>,
+    stop: Arc<AtomicBool>,
+    done: tokio::sync::watch::Sender<bool>,
+) -> tokio::task::JoinHandle<()> {
+    let progress = RunProgress::new();
+    tokio::task::spawn_blocking(move || loop {
+        progress.update(&engine.snapshot());
+        match engine.wait(Duration::from_millis(500)) {
+            Ok(Some(_)) | Err(_) => {
+                progress.finish();
+                let _ = done.send(true);
+                return;
+            }
+            Ok(None) if stop.load(Ordering::Relaxed) => {
+                progress.finish();
+                return;
+            }
+            Ok(None) => {}
+        }
+    })
 }
 
-/// Refuses to serve in clear beyond this machine unless `insecure` says so, and warns when
-/// it does (shared by every command that serves workers).
-fn check_transport(listen: SocketAddr, tls: bool, insecure: bool) -> Result<()> {
-    if tls || listen.ip().is_loopback() {
-        return Ok(());
+/// Binds the live page's port (--http) and announces it.
+async fn bind_page(addr: SocketAddr) -> Result<tokio::net::TcpListener> {
+    let listener = http::bind("--http", addr).await?;
+    let at = listener.local_addr().context("the --http address")?;
+    eprintln!("hakase coordinator page on http://{at}/");
+    Ok(listener)
+}
+
+/// The live run page and its metrics (--http), served beside the run until stopped.
+struct Page {
+    stop: Stop,
+    served: tokio::task::JoinHandle<std::io::Result<()>>,
+}
+
+impl Page {
+    /// Starts sampling the run and serving the page on `listener`.
+    fn start(
+        runtime: &Runtime,
+        engine: &Arc<Engine>,
+        listener: tokio::net::TcpListener,
+        tokens: &SharedTokens,
+    ) -> Page {
+        let live = http::live::Live::new(engine.clone());
+        runtime.spawn(live.clone().sample_forever());
+        let app = http::coordinator_app(live, tokens.clone());
+        let stop = Stop::new();
+        let served = runtime.spawn(http::serve(app, listener, stop.stopped()));
+        Page { stop, served }
     }
-    if !insecure {
-        bail!(
-            "refusing to listen on {} without TLS: the token, the game and every job and \
-             result would travel in clear. Give --tls-cert and --tls-key, listen on \
-             127.0.0.1 (and reach it through an ssh tunnel), or pass --insecure on a \
-             network you trust",
-            listen
-        );
+
+    /// Keeps serving `secs` seconds more (a signal ends it sooner), then stops.
+    fn linger_and_stop(self, runtime: &Runtime, secs: f64) {
+        if secs > 0.0 {
+            let linger = Duration::from_secs_f64(secs.clamp(0.0, 86_400.0));
+            runtime.block_on(async {
+                tokio::select! {
+                    _ = tokio::time::sleep(linger) => {}
+                    _ = shutdown_signal() => {}
+                }
+            });
+        }
+        self.stop.stop();
+        let _ = runtime.block_on(self.served);
     }
-    eprintln!(
-        "warning: serving on {} without TLS (--insecure): the token, jobs and results \
-         travel in clear; anyone who can watch the network can take the token and join or \
-         read the run",
-        listen
-    );
-    Ok(())
 }

@@ -14,9 +14,9 @@ use hakase_coordinator::query::{
     serve_live, LiveCatalog, QueryService, ScanReport, ServiceLimits, Sources, TreeSource,
     DEFAULT_DATA_DIR,
 };
+use hakase_coordinator::serving::{self, shutdown_signal, Stop, Threads};
 use hakase_coordinator::web;
 use serde::Serialize;
-use tokio::sync::watch;
 
 /// Answer "what next?" over gRPC (hakase.v1.Query, health, reflection) and over HTTP: the web
 /// assistant at / and a JSON API under /api/v1/.
@@ -149,15 +149,9 @@ impl Serve {
         }
         let catalog = Arc::new(catalog);
         let service = QueryService::new(catalog.clone(), ServiceLimits::default());
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .context("starting the async runtime")?;
+        let runtime = serving::runtime(Threads::PerCore)?;
         runtime.block_on(async {
-            let grpc = tokio::net::TcpListener::bind(&self.listen)
-                .await
-                .with_context(|| format!("listening on {}", self.listen))?;
-            let grpc_addr = grpc.local_addr().context("reading the listening address")?;
+            let (grpc, grpc_addr) = serving::bind(self.listen.as_str()).await?;
             let http = match self.http.as_str() {
                 "off" => None,
                 addr => Some(
@@ -179,22 +173,21 @@ impl Serve {
                 http: http_url,
             }
             .write(out, self.output)?;
-            let (stop_tx, stop_rx) = watch::channel(false);
-            let stopped = move || {
-                let mut rx = stop_rx.clone();
-                async move {
-                    let _ = rx.wait_for(|stop| *stop).await;
-                }
-            };
-            let rescans = tokio::spawn(rescan_loop(catalog, report, self.rescan_secs, stopped()));
+            let stop = Stop::new();
+            let rescans = tokio::spawn(rescan_loop(
+                catalog,
+                report,
+                self.rescan_secs,
+                stop.stopped(),
+            ));
             let http_task = http.map(|listener| {
                 let limits = web::WebLimits::default();
                 let app = web::router(service.clone(), limits);
-                tokio::spawn(web::serve_http(app, listener, limits, stopped()))
+                tokio::spawn(web::serve_http(app, listener, limits, stop.stopped()))
             });
-            let grpc_task = tokio::spawn(serve_live(service, grpc, stopped()));
-            hakase_coordinator::cluster::runtime::shutdown_signal().await;
-            let _ = stop_tx.send(true);
+            let grpc_task = tokio::spawn(serve_live(service, grpc, stop.stopped()));
+            shutdown_signal().await;
+            stop.stop();
             let _ = rescans.await;
             if let Some(task) = http_task {
                 task.await

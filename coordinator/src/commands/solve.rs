@@ -16,6 +16,7 @@ use hakase_coordinator::query::claim::claim;
 use hakase_coordinator::query::treerun::about;
 use hakase_coordinator::runs::first::solve_first_run;
 use hakase_coordinator::runs::locate::{default_run_dir, first_run_dir, scoped_run_dir};
+use hakase_coordinator::serving::{self, Threads};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -369,11 +370,8 @@ fn stop_on_signal() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     std::thread::spawn(move || {
-        if let Ok(rt) = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-        {
-            rt.block_on(hakase_coordinator::cluster::runtime::shutdown_signal());
+        if let Ok(rt) = serving::runtime(Threads::Caller) {
+            rt.block_on(serving::shutdown_signal());
             flag.store(true, Ordering::Relaxed);
         }
     });

@@ -3,11 +3,12 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use hakase_coordinator::cluster::store::Damage;
 use hakase_coordinator::output::run_report::damage_text;
 use hakase_coordinator::output::{emit, plural, JsonArg, View};
+use hakase_coordinator::serving::{self, Threads};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::explain::explain;
 use hakase_proto::options::options_json;
@@ -170,10 +171,7 @@ impl View for StatusView {
 impl Status {
     /// Queries the coordinator once.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("starting the async runtime")?;
+        let runtime = serving::runtime(Threads::Caller)?;
         let reply = runtime.block_on(async {
             let channel = channel(&self.connect, self.ca_cert.as_deref(), None)?;
             let mut client = AdminClient::with_interceptor(channel, Auth::new(&self.token)?);

@@ -176,10 +176,8 @@ impl Worker {
         // two, a spawned report or lease could wake the idle one, on machines whose cores are
         // all busy solving (pokemon-verbum through 2 workers: 664 voluntary context switches
         // per worker, 364 with one thread).
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .context("starting the async runtime")?;
+        let runtime =
+            hakase_coordinator::serving::runtime(hakase_coordinator::serving::Threads::Caller)?;
         if let (Some(addr), Some(counts)) = (self.metrics, &options.metrics) {
             self.serve_metrics(&runtime, addr, counts)?;
         }

@@ -54,6 +54,13 @@ impl fmt::Debug for CoordinatorCollector {
 /// Writes the coordinator's metrics for `snap` and `detail` (without the prefix, which the
 /// registry adds).
 fn encode_run(enc: &mut DescriptorEncoder, snap: &Snapshot, detail: &Detail) -> fmt::Result {
+    encode_jobs(enc, snap)?;
+    encode_progress(enc, snap)?;
+    encode_audit(enc, snap, detail)
+}
+
+/// The jobs and what workers did with them.
+fn encode_jobs(enc: &mut DescriptorEncoder, snap: &Snapshot) -> fmt::Result {
     let c = &snap.counters;
     gauge(
         enc,
@@ -110,7 +117,11 @@ fn encode_run(enc: &mut DescriptorEncoder, snap: &Snapshot, detail: &Detail) -> 
         "job_seconds",
         "Seconds workers reported spending on jobs.",
         c.job_millis as f64 / 1000.0,
-    )?;
+    )
+}
+
+/// How far the run is: first guesses settled, the best so far, the time.
+fn encode_progress(enc: &mut DescriptorEncoder, snap: &Snapshot) -> fmt::Result {
     gauge(
         enc,
         "first_guesses_total",
@@ -156,7 +167,11 @@ fn encode_run(enc: &mut DescriptorEncoder, snap: &Snapshot, detail: &Detail) -> 
         "finished",
         "1 once the result is proven.",
         i64::from(snap.state == "finished"),
-    )?;
+    )
+}
+
+/// How the workers' claims were checked.
+fn encode_audit(enc: &mut DescriptorEncoder, snap: &Snapshot, detail: &Detail) -> fmt::Result {
     let a = &snap.audit;
     counter(
         enc,

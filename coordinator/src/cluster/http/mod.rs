@@ -15,9 +15,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
 
-use axum::extract::{Query, Request, State};
 use axum::http::{header, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -25,7 +23,7 @@ use hakase_proto::token::TokenSet;
 use hakase_worker::WorkerMetrics;
 use tokio::net::TcpListener;
 
-use super::server::SharedTokens;
+use crate::serving::{self, SharedTokens};
 use crate::web::{serve_http, WebLimits};
 
 /// Why an HTTP address is refused.
@@ -89,52 +87,12 @@ pub async fn bind(flag: &'static str, addr: SocketAddr) -> Result<TcpListener, H
         .map_err(|source| HttpError::Bind { flag, addr, source })
 }
 
-#[derive(serde::Deserialize)]
-struct TokenQuery {
-    token: Option<String>,
-}
-
-/// True when `request` carries one of `tokens` (header or query).
-fn authorized(tokens: &TokenSet, header: &[u8], query: Option<&str>) -> bool {
-    tokens.check_header(header).is_some()
-        || query.is_some_and(|t| !t.is_empty() && tokens.check(t.as_bytes()).is_some())
-}
-
-/// Lets through only requests that carry one of the run's tokens.
-async fn require_token(
-    State(tokens): State<SharedTokens>,
-    Query(query): Query<TokenQuery>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let header = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .map(|v| v.as_bytes())
-        .unwrap_or_default();
-    let ok = match tokens.read() {
-        Ok(tokens) => authorized(&tokens, header, query.token.as_deref()),
-        Err(_) => false,
-    };
-    if ok {
-        return next.run(request).await;
-    }
-    let body = serde_json::json!({"error": {
-        "kind": "unauthenticated",
-        "message": "missing or wrong token: send `authorization: Bearer TOKEN` or ?token=TOKEN \
-                    with the coordinator's token",
-    }});
-    (
-        StatusCode::UNAUTHORIZED,
-        [(header::WWW_AUTHENTICATE, "Bearer")],
-        axum::Json(body),
-    )
-        .into_response()
-}
-
 /// `router` with its routes behind the token check.
 fn guarded<S: Clone + Send + Sync + 'static>(router: Router<S>, tokens: SharedTokens) -> Router<S> {
-    router.route_layer(axum::middleware::from_fn_with_state(tokens, require_token))
+    router.route_layer(axum::middleware::from_fn_with_state(
+        tokens,
+        serving::require_token,
+    ))
 }
 
 /// A `/metrics` response.
@@ -197,24 +155,6 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const TOKEN: &str = "0123456789abcdef0123";
-
-    #[test]
-    fn the_token_is_taken_from_the_header_or_the_query() {
-        let tokens = TokenSet::single(TOKEN).expect("token");
-        let bearer = format!("Bearer {TOKEN}");
-        assert!(authorized(&tokens, bearer.as_bytes(), None));
-        assert!(authorized(&tokens, b"", Some(TOKEN)));
-        assert!(!authorized(&tokens, b"", None));
-        assert!(!authorized(&tokens, b"Bearer ", Some("")));
-        assert!(!authorized(
-            &tokens,
-            b"Bearer wrong-token-0000000",
-            Some("nope")
-        ));
-        assert!(!authorized(&tokens, TOKEN.as_bytes(), None));
-    }
 
     #[test]
     fn beyond_loopback_needs_insecure() {

@@ -1,9 +1,8 @@
 //! `hakase puzzle`: generated puzzles with unique solutions and graded difficulty, one at a
 //! time or a resumable batch (a year of daily puzzles).
 
-mod cluster;
-mod files;
-mod run;
+pub mod files;
+pub mod run;
 mod show;
 
 use std::io::Write;
@@ -88,7 +87,7 @@ pub struct PuzzleCommand {
 
     /// A batch made by workers.
     #[command(flatten)]
-    pub serve: cluster::ServeArgs,
+    pub serve: crate::batch::ServeArgs,
 }
 
 impl PuzzleCommand {
@@ -181,7 +180,7 @@ impl PuzzleCommand {
         let mut checked = None;
         if let (Some(listen), Some(tokens)) = (self.serve.listen, tokens) {
             let (served, line) =
-                cluster::serve(&self.serve, listen, run, tokens, &tables, self.seed)?;
+                crate::batch::serve(&self.serve, listen, run, tokens, &tables, self.seed)?;
             run = served;
             checked = Some(line);
         } else {

@@ -1,0 +1,49 @@
+//! The flags of a batch served to workers.
+
+use std::net::SocketAddr;
+
+use anyhow::{bail, Result};
+use clap::Args;
+use hakase_coordinator::cluster::audit::AuditPolicy;
+use hakase_proto::token::TokenSet;
+
+use crate::commands::coordinator::ServerAuthArgs;
+
+/// How a batch is served to workers.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// A batch only: have workers make the days (`hakase worker --connect http://ADDR`)
+    /// instead of making them here; the files are the same. Port 0 picks a free port.
+    #[arg(long, value_name = "ADDR", requires = "count")]
+    pub listen: Option<SocketAddr>,
+    /// With --listen: tokens and TLS, as the coordinator takes them.
+    #[command(flatten)]
+    pub auth: ServerAuthArgs,
+    /// With --listen: share (0–1) of best-move problems made again here to check the
+    /// worker's claim (deduction puzzles are always made again: they are cheap).
+    #[arg(long, value_name = "F", default_value_t = AuditPolicy::DEFAULT_FRACTION)]
+    pub audit_fraction: f64,
+    /// With --listen: seconds a worker keeps a day without a heartbeat.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub lease_secs: f64,
+    /// With --listen: seconds at most to keep serving after the batch is done, so workers
+    /// hear that it is.
+    #[arg(long, value_name = "SECS", default_value_t = 3.0)]
+    pub linger_secs: f64,
+}
+
+impl ServeArgs {
+    /// Checks the serving options before anything is made; returns the accepted tokens.
+    pub fn check(&self) -> Result<TokenSet> {
+        if !(0.0..=1.0).contains(&self.audit_fraction) {
+            bail!(
+                "--audit-fraction must be between 0 and 1, not {}",
+                self.audit_fraction
+            );
+        }
+        if let Some(listen) = self.listen {
+            self.auth.check_transport(listen)?;
+        }
+        self.auth.tokens()
+    }
+}
