@@ -1,5 +1,7 @@
-//! The library side of the `hakase` command: the distributed search's coordinator over gRPC,
-//! the resumable single-machine run, and the commands around them.
+//! The library side of the `hakase` command: the run directory ([`runs`]), the distributed
+//! search ([`cluster`]), the query service ([`query`]) with its HTTP adapter ([`web`]), the
+//! serving shell every server runs on ([`serving`]) and the printing the commands share
+//! ([`output`]).
 
 #![warn(missing_docs)]
 

@@ -1,7 +1,9 @@
-//! The `hakase` command line: one subcommand per module in `commands/`.
+//! The `hakase` command line: one subcommand per module in `cli/` (its arguments, how it
+//! calls the library — runs, cluster, query, serving — and what it prints), and the puzzle
+//! batch server (`batch/`).
 
 mod batch;
-mod commands;
+mod cli;
 mod game_args;
 
 use std::io::{self, BufWriter, Write};
@@ -45,35 +47,35 @@ struct Cli {
     command: Command,
 }
 
-/// The subcommands; each is implemented in `commands/<name>.rs`.
+/// The subcommands; each is implemented in `cli/<name>.rs`.
 #[derive(Debug, Subcommand)]
 enum Command {
-    Games(commands::games::Games),
-    Feedback(commands::feedback::Feedback),
-    Candidates(commands::candidates::Candidates),
-    Rank(commands::rank::Rank),
-    Evaluate(commands::evaluate::Evaluate),
-    Compare(commands::compare::Compare),
-    Chart(commands::chart::Chart),
-    Solve(commands::solve::Solve),
-    Verify(commands::verify::Verify),
-    Audit(commands::audit::Audit),
-    Coordinator(commands::coordinator::Coordinator),
-    Worker(commands::worker::Worker),
-    Status(commands::status::Status),
-    Query(commands::query::Query),
-    Play(commands::play::Play),
-    Review(commands::review::Review),
-    Serve(commands::serve::Serve),
-    Export(commands::export::Export),
-    Runs(commands::runs::Runs),
-    Ranking(commands::ranking::Ranking),
-    Plot(commands::plot::Plot),
-    Display(commands::display::Display),
-    Puzzle(commands::puzzle::PuzzleCommand),
-    Design(commands::design::Design),
-    Completions(commands::shell::Completions),
-    Man(commands::shell::Man),
+    Games(cli::games::Games),
+    Feedback(cli::feedback::Feedback),
+    Candidates(cli::candidates::Candidates),
+    Rank(cli::rank::Rank),
+    Evaluate(cli::evaluate::Evaluate),
+    Compare(cli::compare::Compare),
+    Chart(cli::chart::Chart),
+    Solve(cli::solve::Solve),
+    Verify(cli::verify::Verify),
+    Audit(cli::audit::Audit),
+    Coordinator(cli::coordinator::Coordinator),
+    Worker(cli::worker::Worker),
+    Status(cli::status::Status),
+    Query(cli::query::Query),
+    Play(cli::play::Play),
+    Review(cli::review::Review),
+    Serve(cli::serve::Serve),
+    Export(cli::export::Export),
+    Runs(cli::runs::Runs),
+    Ranking(cli::ranking::Ranking),
+    Plot(cli::plot::Plot),
+    Display(cli::display::Display),
+    Puzzle(cli::puzzle::PuzzleCommand),
+    Design(cli::design::Design),
+    Completions(cli::shell::Completions),
+    Man(cli::shell::Man),
 }
 
 impl Command {
@@ -141,13 +143,13 @@ fn main() -> ExitCode {
         Err(err) => err,
     };
     // A solve no strategy wins has printed its whole result: only the status tells.
-    if err.downcast_ref::<commands::outcome::NoWin>().is_some() {
+    if err.downcast_ref::<cli::outcome::NoWin>().is_some() {
         let _ = out.flush();
-        return ExitCode::from(commands::outcome::NO_WIN_EXIT);
+        return ExitCode::from(cli::outcome::NO_WIN_EXIT);
     }
     // Stopped by a signal after saving: say so, and exit 130 (SIGINT) or 143 (SIGTERM).
     let interrupted = err
-        .downcast_ref::<commands::guard::Interrupted>()
+        .downcast_ref::<cli::guard::Interrupted>()
         .map(|i| i.exit_code());
     if json {
         // Whatever the command printed before failing is dropped: the output is one document.

@@ -4,8 +4,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use hakase_coordinator::cluster::checkpoint::{run_checkpointed, CheckpointOptions};
-use hakase_coordinator::cluster::store::RunScope;
+use hakase_coordinator::runs::checkpoint::{run_checkpointed, CheckpointOptions};
+use hakase_coordinator::runs::RunScope;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
 use hakase_core::FeedbackTable;
@@ -102,7 +102,7 @@ fn values(s: &Solution) -> Vec<(u32, u32, bool)> {
 
 #[test]
 fn an_interrupted_ranking_resumes_to_the_in_memory_ranking_and_keeps_a_ranking_file() {
-    use hakase_coordinator::cluster::ranking_file;
+    use hakase_coordinator::runs::ranking_file;
     let game = load_preset("pokemon-qiita2023").expect("preset");
     let table = FeedbackTable::build(&game);
     let config = SolverConfig::default();

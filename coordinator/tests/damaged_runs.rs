@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use hakase_coordinator::cluster::store::Store;
-use hakase_coordinator::query::run::{load_path, RunError};
+use hakase_coordinator::runs::Store;
+use hakase_coordinator::runs::{load_path, RunError};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey};
 use hakase_core::solver::SolverConfig;

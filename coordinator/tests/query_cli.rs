@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use hakase_coordinator::query::run::load_path;
+use hakase_coordinator::runs::load_path;
 use hakase_core::presets::load_preset;
 use hakase_core::{FeedbackTable, PatternStyle};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use hakase_coordinator::query::run::load_path;
+use hakase_coordinator::runs::load_path;
 use serde_json::Value;
 
 const CLAIM: &str = "proven optimal GIVEN THE FIRST GUESS レントラー";

@@ -89,7 +89,7 @@ fn depth(tree: &Tree, table: &FeedbackTable, answer: u32) -> u32 {
 async fn every_answer_is_found_in_the_trees_guesses_and_they_sum_to_964() {
     let mut served = start().await;
     let (game, table) = game();
-    let run = hakase_coordinator::query::run::load_path(run_dir()).expect("run");
+    let run = hakase_coordinator::runs::load_path(run_dir()).expect("run");
     let tree = run
         .solution
         .as_ref()
@@ -308,7 +308,7 @@ async fn chart_tree_and_runs_answer_with_the_runs_values() {
         text.push_str(&chunk.text);
     }
     let tree = hakase_core::treefile::from_json(&game, &text).expect("a tree document");
-    let run = hakase_coordinator::query::run::load_path(run_dir()).expect("run");
+    let run = hakase_coordinator::runs::load_path(run_dir()).expect("run");
     assert_eq!(
         Some(&tree),
         run.solution.as_ref().and_then(|s| s.tree.as_ref())

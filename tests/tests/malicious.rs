@@ -260,12 +260,9 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
     );
     assert!(worker.wait(Duration::from_secs(60)).success());
     // The quarantine is in the run's database: a restarted coordinator keeps refusing both.
-    let store = hakase_coordinator::cluster::store::Store::open(
-        &dir.join("db"),
-        &game,
-        &SolverConfig::default(),
-    )
-    .expect("the run database");
+    let store =
+        hakase_coordinator::runs::Store::open(&dir.join("db"), &game, &SolverConfig::default())
+            .expect("the run database");
     let mut names: Vec<Option<String>> = store
         .load_quarantine()
         .expect("quarantine")

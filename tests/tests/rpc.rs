@@ -433,7 +433,7 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
 
     // The run id a worker is told does not give away the secret its audit sample is drawn
     // from (else a worker could lie on every claim outside the sample).
-    let store = hakase_coordinator::cluster::store::Store::open(
+    let store = hakase_coordinator::runs::Store::open(
         &dir.join("db"),
         bench.game(),
         &SolverConfig::default(),

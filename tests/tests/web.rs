@@ -27,9 +27,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
-use hakase_coordinator::query::run::load_path;
 use hakase_coordinator::query::treerun::load_tree_file;
-use hakase_coordinator::query::LoadedRun;
+use hakase_coordinator::runs::load_path;
+use hakase_coordinator::runs::LoadedRun;
 use hakase_core::history::partition;
 use hakase_core::solver::{Node, Outcome, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{AnswerId, GuessId, PatternStyle};

@@ -7,7 +7,7 @@ use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_proto::token::TokenSet;
 
-use crate::commands::coordinator::ServerAuthArgs;
+use crate::cli::coordinator::ServerAuthArgs;
 
 /// How a batch is served to workers.
 #[derive(Debug, Args)]

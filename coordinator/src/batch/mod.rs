@@ -16,7 +16,7 @@
 //! The server stands in the serving shell ([`hakase_coordinator::serving`]) like
 //! `hakase coordinator`: the same listener, TLS, token check, signals and linger.
 //!
-//! [`BatchRun`]: crate::commands::puzzle::run::BatchRun
+//! [`BatchRun`]: crate::cli::puzzle::run::BatchRun
 //! [`claim::check`]: hakase_core::puzzle::claim::check
 
 mod args;

@@ -16,7 +16,7 @@ use tonic::{Request, Response, Status};
 use super::ids::{job_id, read_id};
 use super::service::Service;
 use super::state::State;
-use crate::commands::puzzle::files::Claim;
+use crate::cli::puzzle::files::Claim;
 
 /// A claim the batch still waits for: its slot, the claim, and the worker's milliseconds.
 type Waited = (Slot, Claim, u64);

@@ -22,8 +22,8 @@ use tonic::service::interceptor::InterceptedService;
 use super::args::ServeArgs;
 use super::service::Service;
 use super::state::Shared;
-use crate::commands::guard::Interrupted;
-use crate::commands::puzzle::run::BatchRun;
+use crate::cli::guard::Interrupted;
+use crate::cli::puzzle::run::BatchRun;
 
 /// Serves `run`'s days until every day is settled (then returns the run and how claims
 /// were checked) or a signal arrives (an error saying how to resume).

@@ -7,14 +7,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::cluster::store::new_audit_key;
 use hakase_coordinator::output::plural;
+use hakase_coordinator::runs::new_audit_key;
 use hakase_core::solver::SolverConfig;
 use hakase_core::GameTable;
 use hakase_proto::options::solver_options;
 use hakase_proto::v1::{GameSpec, SolverOptions};
 
-use crate::commands::puzzle::run::BatchRun;
+use crate::cli::puzzle::run::BatchRun;
 
 /// Everything the services share.
 pub struct Shared {

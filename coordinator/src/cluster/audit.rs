@@ -45,7 +45,7 @@ impl AuditPolicy {
     }
 
     /// True when job `id` is in the sample drawn from `seed` (a run's secret, see
-    /// [`Manifest::audit_seed`](super::store::Manifest::audit_seed)). A function of both
+    /// [`Manifest::audit_seed`](crate::runs::Manifest::audit_seed)). A function of both
     /// only, so a re-run of the audit (or `hakase audit`) picks the same claims; a worker
     /// never sees the seed, so it cannot tell which of its claims will be re-run.
     pub fn sampled(&self, seed: &str, id: JobId) -> bool {

@@ -14,9 +14,3 @@ pub mod server;
 pub use engine::{Engine, EngineParams, Snapshot};
 pub use error::ClusterError;
 pub use plan::PlanParams;
-pub mod runtime;
-// Until every caller names crate::runs: the old paths of the run store.
-#[doc(hidden)]
-pub use crate::runs as store;
-#[doc(hidden)]
-pub use crate::runs::{checkpoint, ranking_file};

@@ -63,10 +63,8 @@ fn classify(err: &anyhow::Error, interrupted: bool) -> ErrorKind {
         {
             return ErrorKind::Input;
         }
-        if let Some(
-            crate::query::run::RunError::NotFound { .. }
-            | crate::query::run::RunError::NoDataDir(_),
-        ) = cause.downcast_ref()
+        if let Some(crate::runs::RunError::NotFound { .. } | crate::runs::RunError::NoDataDir(_)) =
+            cause.downcast_ref()
         {
             return ErrorKind::NotFound;
         }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
-use super::run::{self, LoadedRun, RunError, RunSummary};
+use super::run::RunSummary;
+use crate::runs::{self as run, LoadedRun, RunError};
 
 /// Why a request's run could not be picked.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

@@ -12,7 +12,7 @@ use tokio::task::JoinError;
 
 use super::catalog::CatalogError;
 use super::message::{self, Message};
-use super::run::RunError;
+use crate::runs::RunError;
 
 /// A refusal of the query service; its message is the English every front end sends.
 #[derive(Debug, Error)]

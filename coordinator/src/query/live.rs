@@ -11,8 +11,8 @@ use std::time::SystemTime;
 use serde::Serialize;
 
 use super::catalog::RunCatalog;
-use super::run::{self, LoadedRun, RunError};
 use super::treerun::load_tree_file;
+use crate::runs::{self as run, LoadedRun, RunError};
 
 /// A tree file to serve, with the game to read it against when the file does not name one.
 #[derive(Debug, Clone)]

@@ -17,11 +17,9 @@ pub mod stepchart;
 pub mod treerun;
 pub mod view;
 
-#[doc(hidden)]
-pub use crate::runs::first as firstrun;
 pub use catalog::{CatalogError, RunCatalog};
 pub use error::{ErrorKind, ServiceError};
 pub use grpc::{query_service, serve, serve_live};
 pub use live::{LiveCatalog, ScanReport, Sources, TreeSource};
-pub use run::{LoadedRun, RunError, RunSummary, DEFAULT_DATA_DIR};
+pub use run::RunSummary;
 pub use service::{QueryService, ServiceLimits};

@@ -3,7 +3,7 @@
 //!
 //! A finished run answers from its stored solution. A run that a solve or a coordinator
 //! holds cannot be opened (sled's lock), so it answers from the ranking file the holder keeps
-//! rewriting (see [`crate::cluster::ranking_file`]).
+//! rewriting (see [`crate::runs::ranking_file`]).
 
 use std::path::{Path, PathBuf};
 
@@ -11,9 +11,9 @@ use hakase_core::solver::{FirstGuessValue, SolverConfig, INFEASIBLE};
 use hakase_core::Game;
 use serde::Serialize;
 
-use crate::cluster::ranking_file::{self, RankingFileError};
-use crate::cluster::store::RunScope;
+use crate::runs::ranking_file::{self, RankingFileError};
 use crate::runs::read::{read_records, rebuild_game, RunRecords};
+use crate::runs::RunScope;
 use crate::runs::{resolve, run_name, RunError};
 
 /// A run's ranking, read without holding the run.

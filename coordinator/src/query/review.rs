@@ -15,9 +15,9 @@ use hakase_core::solver::SolverConfig;
 use hakase_core::{AnswerId, FeedbackTable, Game, PatternStyle};
 use serde::Serialize;
 
-use super::run::LoadedRun;
 use super::view::LIST_CANDIDATES_UP_TO;
 use crate::output::Label;
+use crate::runs::LoadedRun;
 
 /// Review caches a server keeps at once (one per run and rules, each bounded by
 /// [`ReviewCache::default`]'s sizes): the least recently created is dropped past it.

@@ -8,9 +8,7 @@ use hakase_core::query::Oracle;
 use hakase_core::solver::SolverConfig;
 use serde::Serialize;
 
-pub use crate::runs::locate::{check_data_dir, is_run_dir, resolve, run_dirs, run_name};
-pub use crate::runs::read::{list, load, load_path, rebuild_game, LoadedRun};
-pub use crate::runs::{Damage, RunError, DEFAULT_DATA_DIR};
+use crate::runs::{Damage, LoadedRun, RunError};
 
 impl LoadedRun {
     /// An oracle over the run's optimal tree; an error says why the run cannot answer.

@@ -17,10 +17,10 @@ use tokio::sync::Semaphore;
 use super::error::ServiceError;
 use super::live::{LiveCatalog, ScanReport};
 use super::review::{GameInput, ReviewCaches, ReviewView, Subject};
-use super::run::LoadedRun;
 use super::stepchart::{step_chart, FirstChart, StepChart};
 use super::treerun::{self, TreeFormat};
 use super::view::NextView;
+use crate::runs::LoadedRun;
 
 /// The service: the catalog plus the limits, and the bounded caches of reviews.
 #[derive(Clone)]

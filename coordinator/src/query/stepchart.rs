@@ -15,7 +15,7 @@ use hakase_core::tree::Tree;
 use hakase_core::PatternStyle;
 use serde::Serialize;
 
-use super::run::LoadedRun;
+use crate::runs::LoadedRun;
 
 /// One pattern of the step's guess.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -12,8 +12,8 @@ use hakase_core::treefile::{self, TreeDocument};
 use hakase_core::{FeedbackTable, Game};
 use thiserror::Error;
 
-use super::run::{LoadedRun, RunError};
-use crate::cluster::store::Manifest;
+use crate::runs::Manifest;
+use crate::runs::{LoadedRun, RunError};
 
 /// Largest tree file read: a full Wordle tree in JSON is a few MiB.
 pub const MAX_TREE_FILE_BYTES: u64 = 64 * 1024 * 1024;

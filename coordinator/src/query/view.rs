@@ -5,7 +5,7 @@
 use hakase_core::query::{NextGuess, Source};
 use serde::Serialize;
 
-use super::run::LoadedRun;
+use crate::runs::LoadedRun;
 
 /// Candidates listed in an answer; above it only the count is given.
 pub const LIST_CANDIDATES_UP_TO: usize = 20;

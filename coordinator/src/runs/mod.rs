@@ -33,9 +33,9 @@ mod store;
 mod tests;
 
 pub use error::RunError;
-pub use locate::{resolve, run_dirs, run_name, DEFAULT_DATA_DIR};
+pub use locate::{check_data_dir, is_run_dir, resolve, run_dirs, run_name, DEFAULT_DATA_DIR};
 pub use open::Reopened;
-pub use read::{load, load_path, LoadedRun};
+pub use read::{list, load, load_path, rebuild_game, LoadedRun};
 pub use records::{
     new_audit_key, Damage, JobRecord, JobStatus, Manifest, QuarantineRecord, RunScope, StoredState,
     WorkerRecord,

@@ -30,7 +30,8 @@ use super::errors::ApiError;
 use crate::query::stepchart::StepChart;
 use crate::query::treerun::TreeFormat;
 use crate::query::view::NextView;
-use crate::query::{LoadedRun, QueryService, RunSummary, ScanReport};
+use crate::query::{QueryService, RunSummary, ScanReport};
+use crate::runs::LoadedRun;
 
 type Shared = State<Arc<QueryService>>;
 

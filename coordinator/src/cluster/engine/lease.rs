@@ -11,7 +11,7 @@ use hakase_worker::hold::MAX_PER_SLOT;
 
 use super::{answers, Engine, Entry, JobState, Leased, QueueKey, State};
 use crate::cluster::error::ClusterError;
-use crate::cluster::store::{unix_millis, JobStatus, StoredState};
+use crate::runs::{unix_millis, JobStatus, StoredState};
 
 /// The record of a job just leased, to be stored: the spec of a first lease, and the status.
 type LeaseRecord = (JobId, Option<Arc<JobSpec>>, JobStatus);

@@ -32,8 +32,8 @@ use super::audit::{AuditPolicy, AuditSummary, Recheck, COORDINATOR};
 use super::error::ClusterError;
 use super::joblog::JobLog;
 use super::plan::{Known, PlanParams, Planner};
-use super::store::RunScope;
-use super::store::{unix_millis, Store, StoredState, WorkerRecord};
+use crate::runs::RunScope;
+use crate::runs::{unix_millis, Store, StoredState, WorkerRecord};
 
 /// Tuning of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use hakase_proto::job::JobId;
 use super::{Engine, JobState, State};
 use crate::cluster::audit::COORDINATOR;
 use crate::cluster::plan::Planner;
-use crate::cluster::store::QuarantineRecord;
+use crate::runs::QuarantineRecord;
 
 impl Engine {
     /// Quarantines an authenticated worker whose report cannot be decoded: an honest worker

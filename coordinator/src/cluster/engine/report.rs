@@ -9,7 +9,7 @@ use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};
 use super::{answers, stronger, Engine, Entry, JobState, State};
 use crate::cluster::error::ClusterError;
 use crate::cluster::joblog::JobLine;
-use crate::cluster::store::{JobStatus, StoredState};
+use crate::runs::{JobStatus, StoredState};
 
 /// The job a result answers, as found under the lock.
 struct Answered {

@@ -5,7 +5,7 @@ use hakase_proto::token::SHARED_TOKEN_NAME;
 use super::{Engine, JobState};
 use crate::cluster::audit::AuditSummary;
 use crate::cluster::plan::PlanProgress;
-use crate::cluster::store::Damage;
+use crate::runs::Damage;
 
 /// Counters shown by `hakase status` and the progress bar.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

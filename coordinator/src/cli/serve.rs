@@ -9,11 +9,11 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::output::{plural, JsonArg};
-use hakase_coordinator::query::run::{check_data_dir, RunError};
 use hakase_coordinator::query::{
     serve_live, LiveCatalog, QueryService, ScanReport, ServiceLimits, Sources, TreeSource,
-    DEFAULT_DATA_DIR,
 };
+use hakase_coordinator::runs::DEFAULT_DATA_DIR;
+use hakase_coordinator::runs::{check_data_dir, RunError};
 use hakase_coordinator::serving::{self, shutdown_signal, Stop, Threads};
 use hakase_coordinator::web;
 use serde::Serialize;

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use hakase_coordinator::output::{emit, JsonArg, View};
 use hakase_coordinator::query::treerun::tree_about;
-use hakase_coordinator::query::LoadedRun;
+use hakase_coordinator::runs::LoadedRun;
 use hakase_core::treefile;
 use serde::Serialize;
 

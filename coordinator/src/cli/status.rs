@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use hakase_coordinator::cluster::store::Damage;
 use hakase_coordinator::output::run_report::damage_text;
 use hakase_coordinator::output::{emit, plural, JsonArg, View};
+use hakase_coordinator::runs::Damage;
 use hakase_coordinator::serving::{self, Threads};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::explain::explain;

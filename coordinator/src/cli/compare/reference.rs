@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use hakase_coordinator::output::Label;
-use hakase_coordinator::query::run;
+use hakase_coordinator::runs as run;
 use hakase_core::solver::{FirstGuesses, Solver, SolverConfig};
 use hakase_core::tree::Tree;
 use hakase_core::{FeedbackTable, Game, GuessId};

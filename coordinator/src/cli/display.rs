@@ -29,7 +29,7 @@ pub struct Display {
     pub run: Option<String>,
 
     /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = hakase_coordinator::query::DEFAULT_DATA_DIR)]
+    #[arg(long, value_name = "DIR", default_value = hakase_coordinator::runs::DEFAULT_DATA_DIR)]
     pub data: PathBuf,
 
     /// Without a run: solve this preset game exactly in memory.
@@ -244,7 +244,7 @@ impl Display {
     /// The chart to show: from the run, or from an in-memory exact solve.
     fn view(&self) -> Result<ChartView> {
         if let Some(run) = &self.run {
-            let run = hakase_coordinator::query::run::load(run, &self.data)
+            let run = hakase_coordinator::runs::load(run, &self.data)
                 .with_context(|| format!("loading run {run:?}"))?;
             let first = self
                 .first

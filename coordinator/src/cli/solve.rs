@@ -11,11 +11,11 @@ use hakase_core::solver::{FirstGuesses, Progress, Solution, Solver, SolverConfig
 use hakase_core::{treefile, Game, GuessId};
 use serde::Serialize;
 
-use hakase_coordinator::cluster::store::{Damage, RunScope};
 use hakase_coordinator::query::claim::claim;
 use hakase_coordinator::query::treerun::about;
 use hakase_coordinator::runs::first::solve_first_run;
 use hakase_coordinator::runs::locate::{default_run_dir, first_run_dir, scoped_run_dir};
+use hakase_coordinator::runs::{Damage, RunScope};
 use hakase_coordinator::serving::{self, Threads};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -215,7 +215,7 @@ impl Solve {
 
 impl Solve {
     /// The default solve: the in-memory search with every settled first guess checkpointed
-    /// to the --db run database (see `hakase_coordinator::cluster::checkpoint`), resumable
+    /// to the --db run database (see `hakase_coordinator::runs::checkpoint`), resumable
     /// after an interruption, and stored as a run the query commands read.
     fn run_resumable(
         &self,
@@ -226,8 +226,8 @@ impl Solve {
         entries: usize,
         out: &mut dyn Write,
     ) -> Result<()> {
-        use hakase_coordinator::cluster::checkpoint::{run_checkpointed, CheckpointOptions};
         use hakase_coordinator::output::run_report as report;
+        use hakase_coordinator::runs::checkpoint::{run_checkpointed, CheckpointOptions};
         let db = self
             .db
             .clone()

@@ -8,11 +8,11 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use hakase_coordinator::output::{emit, plural, JsonArg, Table, View};
 use hakase_coordinator::query::ranking::{load_ranking, RankedGuess, RankingError, RunRanking};
-use hakase_coordinator::query::DEFAULT_DATA_DIR;
+use hakase_coordinator::runs::DEFAULT_DATA_DIR;
 use hakase_core::solver::SolverConfig;
 use serde::Serialize;
 
-use hakase_coordinator::cluster::store::RunScope;
+use hakase_coordinator::runs::RunScope;
 
 /// Print the ranking of first guesses of a run: each one's exact total, mean and rank (or a
 /// proven lower bound where the run cut it off). Works on a run still in progress.

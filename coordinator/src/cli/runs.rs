@@ -5,12 +5,13 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use hakase_coordinator::query::run::check_data_dir;
-use hakase_coordinator::query::run::{list, RunSummary, DEFAULT_DATA_DIR};
+use hakase_coordinator::query::run::RunSummary;
+use hakase_coordinator::runs::check_data_dir;
+use hakase_coordinator::runs::{list, DEFAULT_DATA_DIR};
 
-use hakase_coordinator::cluster::store::Damage;
 use hakase_coordinator::output::run_report::damage_text;
 use hakase_coordinator::output::{emit, JsonArg, Label, Table, View};
+use hakase_coordinator::runs::Damage;
 use hakase_core::solver::SolverConfig;
 use serde::Serialize;
 

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use hakase_coordinator::query::run::DEFAULT_DATA_DIR;
+use hakase_coordinator::runs::DEFAULT_DATA_DIR;
 use hakase_core::history::Step;
 use hakase_core::strategies::catalog::{contender, Contender, Options, COMPARE_NAMES};
 use hakase_core::strategies::scoreboard::{

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::query::run::{self, LoadedRun, DEFAULT_DATA_DIR};
+use hakase_coordinator::runs::{self as run, LoadedRun, DEFAULT_DATA_DIR};
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, INFEASIBLE};
 use hakase_proto::job::{JobKind, JobSpec};
 

@@ -5,7 +5,7 @@ use anyhow::Result;
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
 use super::{Comparison, Entry, WorstGame};
-use crate::commands::plot::{svg_plot, Bar};
+use crate::cli::plot::{svg_plot, Bar};
 
 /// Tile colours as the game shows them: gray, yellow, green.
 const TILE: [&str; 3] = ["#787c7e", "#c9b458", "#6aaa64"];

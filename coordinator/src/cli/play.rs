@@ -82,7 +82,7 @@ impl Play {
 /// JSON lines instead of text.
 pub fn session(
     oracle: &Oracle<'_>,
-    run: &hakase_coordinator::query::LoadedRun,
+    run: &hakase_coordinator::runs::LoadedRun,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
     json: bool,
@@ -146,7 +146,7 @@ pub fn session(
 /// Writes where the game stands; returns the guess proposed, if any.
 fn show(
     oracle: &Oracle<'_>,
-    run: &hakase_coordinator::query::LoadedRun,
+    run: &hakase_coordinator::runs::LoadedRun,
     steps: &[Step],
     voice: &mut Voice<'_>,
 ) -> Result<Option<hakase_core::GuessId>> {

@@ -60,7 +60,7 @@ pub struct Chart {
     pub run: Option<String>,
 
     /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = hakase_coordinator::query::DEFAULT_DATA_DIR)]
+    #[arg(long, value_name = "DIR", default_value = hakase_coordinator::runs::DEFAULT_DATA_DIR)]
     pub data: std::path::PathBuf,
 }
 

@@ -9,7 +9,7 @@ use hakase_coordinator::output::JsonArg;
 use hakase_coordinator::query::review::{
     ColoursInput, GameInput, MoveState, MoveView, ReviewView, Subject,
 };
-use hakase_coordinator::query::run::{LoadedRun, DEFAULT_DATA_DIR};
+use hakase_coordinator::runs::{LoadedRun, DEFAULT_DATA_DIR};
 use hakase_core::presets::{load_preset, DEFAULT_GAME};
 use hakase_core::review::{read_game, ReviewCache, Rules};
 use hakase_core::solver::Mode;

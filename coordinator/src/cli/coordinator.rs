@@ -16,10 +16,10 @@ use hakase_coordinator::cluster::http;
 use hakase_coordinator::cluster::joblog::JobLog;
 use hakase_coordinator::cluster::plan::PlanParams;
 use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
-use hakase_coordinator::cluster::store::RunScope;
 use hakase_coordinator::output::progress::RunProgress;
 use hakase_coordinator::output::run_report as report;
 use hakase_coordinator::query::treerun::about;
+use hakase_coordinator::runs::RunScope;
 use hakase_coordinator::serving::{
     self, init_logging, shutdown_signal, Ending, Linger, LogFormat, SharedTokens, Stop, Threads,
     TlsFiles, TokenSource,

@@ -8,7 +8,7 @@ use hakase_core::puzzle::{Goal, Grade, Puzzle, Reasoning};
 use hakase_core::{Game, Pattern};
 use hakase_device::{PuzzleView, PuzzleViewRow};
 
-use crate::commands::pad;
+use crate::cli::pad;
 
 /// The puzzle as a player sees it: header, rows, question (and the answers left for a
 /// best-move problem, which the player needs).

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::query::run::{self, LoadedRun, DEFAULT_DATA_DIR};
 use hakase_coordinator::query::treerun::load_tree_file;
 use hakase_coordinator::query::view::NextView;
+use hakase_coordinator::runs::{self as run, LoadedRun, DEFAULT_DATA_DIR};
 use hakase_core::history::Step;
 use hakase_core::query::NextGuess;
 

@@ -5,7 +5,7 @@ use std::fs::OpenOptions;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use hakase_coordinator::cluster::runtime::{last_signal, SIGINT};
+use hakase_coordinator::serving::{last_signal, SIGINT};
 use hakase_core::Game;
 use thiserror::Error;
 
