@@ -12,7 +12,6 @@ use hakase_coordinator::query::review::{
 use hakase_coordinator::runs::{LoadedRun, DEFAULT_DATA_DIR};
 use hakase_core::presets::{load_preset, DEFAULT_GAME};
 use hakase_core::review::{read_game, ReviewCache, Rules};
-use hakase_core::solver::Mode;
 use hakase_core::{FeedbackTable, Game};
 
 use super::query::RunArgs;
@@ -162,13 +161,7 @@ impl Review {
     /// Without a run: the rules given on the command line.
     fn rules(&self) -> Rules {
         Rules {
-            mode: if self.hard {
-                Mode::Hard
-            } else if self.strict {
-                Mode::Strict
-            } else {
-                Mode::Normal
-            },
+            mode: super::solver_args::mode_of(self.hard, self.strict),
             max_guesses: self.max_guesses,
         }
     }

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use hakase_core::solver::memo::BYTES_PER_ENTRY;
 use hakase_core::solver::{FirstGuesses, Progress, Solution, Solver, SolverConfig, INFEASIBLE};
-use hakase_core::{treefile, Game, GuessId};
+use hakase_core::{treefile, FeedbackTable, Game, GuessId};
 use serde::Serialize;
 
 use hakase_coordinator::query::claim::claim;
@@ -175,6 +175,22 @@ impl Solve {
                 }
             }
         }
+        let listed = listed.as_ref().map(Vec::len);
+        self.run_in_memory(game, table, &solver, first, single.is_some(), listed, out)
+    }
+
+    /// Solves in memory (`--in-memory`) and prints the result.
+    #[allow(clippy::too_many_arguments)]
+    fn run_in_memory(
+        &self,
+        game: &Game,
+        table: &FeedbackTable,
+        solver: &Solver,
+        first: FirstGuesses<'_>,
+        given_first: bool,
+        listed: Option<usize>,
+        out: &mut dyn Write,
+    ) -> Result<()> {
         let started = Instant::now();
         let reporter = Reporter::new();
         // --threads applies here too, so both ways of solving can be compared thread for thread.
@@ -186,8 +202,8 @@ impl Solve {
         reporter.finish();
         let elapsed = started.elapsed();
         let summary = Summary::new(game, &solution, self.top, elapsed, solver.nodes_searched())
-            .given_first(single.is_some().then(|| first_text(game, &solution)))
-            .listed(listed.as_ref().map(Vec::len), game, &solution);
+            .given_first(given_first.then(|| first_text(game, &solution)))
+            .listed(listed, game, &solution);
         emit(out, self.output, &summary)?;
         summary.require_win()?;
         // The result is printed first: a failed write loses only the file.

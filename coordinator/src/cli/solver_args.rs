@@ -49,14 +49,19 @@ impl SolverArgs {
                 ObjectiveArg::Worst => Objective::Worst,
             },
             max_guesses: self.max_guesses,
-            mode: if self.hard {
-                Mode::Hard
-            } else if self.strict {
-                Mode::Strict
-            } else {
-                Mode::Normal
-            },
+            mode: mode_of(self.hard, self.strict),
             top_k: self.top_k.and_then(|k| usize::try_from(k).ok()),
         }
+    }
+}
+
+/// The mode `--hard` and `--strict` ask for (clap makes them exclusive).
+pub fn mode_of(hard: bool, strict: bool) -> Mode {
+    if hard {
+        Mode::Hard
+    } else if strict {
+        Mode::Strict
+    } else {
+        Mode::Normal
     }
 }
