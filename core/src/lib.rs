@@ -6,35 +6,45 @@
 //! strategy trees and their evaluation ([`tree`]) and charts ([`chart`]). No I/O beyond
 //! decoding embedded data, no printing, no async.
 
+//! hakase-core: the pure, synchronous heart of hakase. No I/O beyond decoding embedded data,
+//! no printing, no async.
+//!
+//! The modules are grouped by concept, and this file says what each group makes public:
+//! - the rules of a game ([`rules`]): word lists and presets, the feedback rule and table,
+//!   the guesses a history allows;
+//! - the exact solver ([`solver`]), and what it proves, worded once ([`claims`], [`label`]);
+//! - strategy trees: their evaluation, their file format, their checking, the chart
+//!   ([`trees`]);
+//! - heuristics and the strategies people use ([`heuristics`]);
+//! - what is built on the optimum: queries ([`query`]), game reviews ([`review`]), puzzles
+//!   ([`puzzle`]) and the search for the strongest name ([`design`]).
+
 #![warn(missing_docs)]
 
-pub mod alphabet;
-pub mod chart;
 pub mod claims;
 pub mod design;
-pub mod entropy;
-pub mod error;
-pub mod game;
-pub mod game_table;
-pub mod history;
+mod error;
+pub mod heuristics;
 pub mod label;
-pub mod normalize;
-pub mod pattern;
-pub mod presets;
 pub mod puzzle;
 pub mod query;
 pub mod review;
+pub mod rules;
 pub mod solver;
-pub mod strategies;
-pub mod strategy;
-pub mod table;
-pub mod tree;
-pub mod treefile;
-pub mod verify;
-pub mod word;
+pub mod trees;
 
+// The modules people name by path, kept where they have always been.
+pub use heuristics::{entropy, strategies, strategy};
+pub use rules::{history, normalize, pattern, presets, word};
+pub use trees::{chart, tree, treefile};
+
+// The items every user needs, at the root.
 pub use error::{Error, Result};
-pub use game::{AnswerId, Game, GuessId, WordListInput};
-pub use game_table::GameTable;
-pub use pattern::{feedback, Cell, Pattern, PatternStyle};
-pub use table::FeedbackTable;
+pub use rules::game::{AnswerId, Game, GuessId, WordListInput};
+pub use rules::game_table::GameTable;
+pub use rules::pattern::{feedback, Cell, Pattern, PatternStyle};
+pub use rules::table::FeedbackTable;
+pub use trees::verify::{verify, VerifyError};
+
+// Inside the crate the rules keep their short paths (`crate::game`, `crate::table`).
+pub(crate) use rules::{alphabet, game, game_table, table};

@@ -116,7 +116,7 @@ proptest! {
         };
         if let Ok(tree) = tree {
             // Whatever is read is then checked without trusting it.
-            let _ = hakase_core::verify::verify(&f.game, &tree, Default::default());
+            let _ = hakase_core::verify(&f.game, &tree, Default::default());
         }
     }
 

@@ -5,7 +5,7 @@
 
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Mode, Objective, Solver, SolverConfig};
-use hakase_core::verify::verify;
+use hakase_core::verify;
 use hakase_core::{treefile, FeedbackTable};
 
 fn release_only() -> bool {

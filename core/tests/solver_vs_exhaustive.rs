@@ -4,11 +4,11 @@
 
 use std::collections::HashMap;
 
-use hakase_core::game::{AnswerId, Game, GuessId, WordListInput};
 use hakase_core::presets::species;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{FirstGuesses, Mode, Node, Objective, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{feedback, FeedbackTable, Pattern, PatternStyle};
+use hakase_core::{AnswerId, Game, GuessId, WordListInput};
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

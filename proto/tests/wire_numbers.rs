@@ -5,7 +5,7 @@
 //! number's type (a rename is fine, a retype is not: an older peer would misread the
 //! bytes), reserve every recorded number they no longer use, and never reuse a reserved
 //! one. Adding fields is fine; record them with
-//! `HAKASE_RECORD_WIRE=1 cargo test -p hakase-proto --test wire_numbers`.
+//! `HAKASE_RECORD_WIRE=1 cargo test -p hakase-proto --test proto_tests wire_numbers::`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

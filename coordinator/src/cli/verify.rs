@@ -122,7 +122,7 @@ impl Verify {
         } else {
             Mode::Normal
         };
-        let evaluation = verify::verify(&game, &tree, mode)
+        let evaluation = verify(&game, &tree, mode)
             .with_context(|| format!("{} is not a valid strategy", self.tree.display()))?;
         let mismatches = facts.map_or_else(Vec::new, |f| f.mismatches(&game, &evaluation, mode));
         let report = Report {

@@ -5,12 +5,12 @@ use crate::game::{Game, WordListInput};
 use crate::pattern::PatternStyle;
 use crate::word::{read_word_list, BOARD};
 
-const SPECIES_CSV: &str = include_str!("../data/pokemon/species.csv");
-const WORDLE_ANSWERS: &[u8] = include_bytes!("../data/wordle/answers.txt");
-const WORDLE_ALLOWED: &[u8] = include_bytes!("../data/wordle/allowed.txt");
-const NYT_ALLOWED: &[u8] = include_bytes!("../data/wordle/nyt_allowed.txt");
-const NYT2022_ANSWERS: &[u8] = include_bytes!("../data/wordle/nyt2022_answers.txt");
-const NYT2023_ANSWERS: &[u8] = include_bytes!("../data/wordle/nyt2023_answers.txt");
+const SPECIES_CSV: &str = include_str!("../../data/pokemon/species.csv");
+const WORDLE_ANSWERS: &[u8] = include_bytes!("../../data/wordle/answers.txt");
+const WORDLE_ALLOWED: &[u8] = include_bytes!("../../data/wordle/allowed.txt");
+const NYT_ALLOWED: &[u8] = include_bytes!("../../data/wordle/nyt_allowed.txt");
+const NYT2022_ANSWERS: &[u8] = include_bytes!("../../data/wordle/nyt2022_answers.txt");
+const NYT2023_ANSWERS: &[u8] = include_bytes!("../../data/wordle/nyt2023_answers.txt");
 
 /// Tries in every Pokémon Wordle preset.
 pub const POKEMON_TRIES: u32 = 10;
