@@ -174,7 +174,7 @@ impl Runs {
                     answers: 0,
                     tries: 0,
                     damage: None,
-                    error: Some(err.to_string()),
+                    error: Some(hakase_proto::error::Chain(&*err).to_string()),
                 }),
             })
             .collect();

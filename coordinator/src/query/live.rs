@@ -74,7 +74,7 @@ fn load(path: &Path, game: Option<&Option<String>>) -> Seen {
             Ok(run) => (Ok(run), false),
             Err(e) => {
                 let busy = matches!(e, RunError::InUse(_));
-                (Err(e.to_string()), busy)
+                (Err(hakase_proto::error::Chain(&e).to_string()), busy)
             }
         },
     };
