@@ -261,6 +261,88 @@ fn rank_all_through_two_workers_gives_every_exact_value_of_the_core_solver() {
     }
 }
 
+/// A listed ranking (`--firsts FILE` and a repeated `--first`) through the coordinator
+/// settles exactly those first guesses, each to the value the in-memory solver gives, in the
+/// same order; the headline says the best is optimal only given that first guess; and the
+/// run is the directory `solve --firsts` names, which `hakase ranking` reads.
+#[test]
+fn a_listed_ranking_through_a_worker_gives_the_in_memory_values_of_those_guesses() {
+    let game = "pokemon-qiita2023";
+    let shared = core_solver(game, SolverConfig::default());
+    let solver = shared.solver();
+    let words = ["ミュウ", "レントラー", "ピカチュウ"];
+    let mut ids: Vec<u32> = words
+        .iter()
+        .map(|w| solver.game().find_guess(w).expect("a guess"))
+        .collect();
+    ids.sort_unstable();
+    let reference = solver.solve_game(hakase_core::solver::FirstGuesses::Listed(&ids), &|_| {});
+
+    let dir = Scratch::new("listed");
+    let list = dir.join("firsts.txt");
+    std::fs::write(&list, "ミュウ\nレントラー\n").expect("list");
+    let list_arg = list.to_string_lossy().into_owned();
+    let (mut coordinator, url) = start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &[
+            "--game",
+            game,
+            "--firsts",
+            &list_arg,
+            "--first",
+            "ピカチュウ",
+        ],
+    );
+    let mut worker = start_worker(&dir, "worker", &url, &[]);
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "coordinator failed:\n{}",
+        coordinator.errors()
+    );
+    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON output");
+    assert_eq!(doc["first_guesses_listed"], 3);
+    let solution: hakase_core::solver::Solution =
+        serde_json::from_value(doc["solution"].clone()).expect("a solution in the output");
+    assert_eq!(solution.ranking, reference.ranking);
+    let values: Vec<(String, u32)> = solution
+        .ranking
+        .iter()
+        .map(|v| {
+            (
+                solver.game().guess_text(v.guess).to_string(),
+                v.outcome.value(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        values,
+        [("レントラー", 966), ("ピカチュウ", 1113), ("ミュウ", 1161)]
+            .map(|(w, v)| (w.to_string(), v))
+    );
+    assert!(
+        worker.wait(Duration::from_secs(60)).success(),
+        "{}",
+        worker.errors()
+    );
+    let ranking = std::process::Command::new(hakase_bin())
+        .args(["ranking", "--run"])
+        .arg(dir.join("db"))
+        .args(["--format", "tsv"])
+        .output()
+        .expect("hakase ranking");
+    let text = String::from_utf8_lossy(&ranking.stdout);
+    assert!(
+        ranking.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ranking.stderr)
+    );
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    assert!(rows[0].starts_with("1\tレントラー\t966\t"), "{text}");
+}
+
 /// A worker's stop report counts the solver's work. With one worker of one thread, its
 /// nodes are exactly those of the jobs the coordinator logged as its own, and its search is
 /// the one-thread in-memory solver's less the root scan: the cluster adds no search work

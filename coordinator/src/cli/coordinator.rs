@@ -176,6 +176,15 @@ pub struct Coordinator {
     /// Job cutting.
     #[command(flatten)]
     pub cut: CutArgs,
+    /// Rank exactly this first guess, each to its exact value (repeatable): a resumable run
+    /// of its own, the directory `solve --first W --first V` uses for two or more. One
+    /// --first is a ranking of that guess alone (its exact value and optimal tree).
+    #[arg(long, value_name = "W", conflicts_with = "rank_all")]
+    pub first: Vec<String>,
+    /// Rank exactly the first guesses listed in FILE (one per line), as `solve --firsts`
+    /// does, in the same run directory.
+    #[arg(long, value_name = "FILE", conflicts_with = "rank_all")]
+    pub firsts: Option<PathBuf>,
     /// Log format on stderr.
     #[arg(long, value_enum, default_value = "text")]
     pub log_format: LogFormat,
@@ -222,7 +231,8 @@ impl Coordinator {
         super::guard::check_max_guesses(&game, self.run.max_guesses)?;
         let config = self.run.config();
         self.check_numbers()?;
-        let db = self.db_dir(&game, &config);
+        let scope = self.scope(&game, &config)?;
+        let db = self.db_dir(&game, &config, &scope);
         let runtime = serving::runtime(Threads::Pool(2))?;
         // Bound and announced before the run is opened: workers started on the announcement
         // start up while the database opens (their connections wait in the listen queue),
@@ -234,7 +244,7 @@ impl Coordinator {
             Some(addr) => Some(runtime.block_on(bind_page(addr))?),
             None => None,
         };
-        let engine = Arc::new(self.open_engine(game, config, &db)?);
+        let engine = Arc::new(self.open_engine(game, config, &db, scope)?);
         let page = http_listener.map(|listener| Page::start(&runtime, &engine, listener, &tokens));
         let stop = Arc::new(AtomicBool::new(false));
         let driver = {
@@ -295,26 +305,38 @@ impl Coordinator {
         Ok(())
     }
 
+    /// Which first guesses the run settles: the listed ones (--first, --firsts), all of them
+    /// to their exact values (--rank-all), or the best.
+    fn scope(&self, game: &Game, config: &SolverConfig) -> Result<RunScope> {
+        let words = super::first_list::listed_words(self.firsts.as_deref(), &self.first, 1)?;
+        Ok(match words {
+            Some(words) => RunScope::Listed(super::first_list::listed_ids(game, config, &words)?),
+            None if self.cut.rank_all => RunScope::RankAll,
+            None => RunScope::Best,
+        })
+    }
+
     /// The run database: --db, or the directory `hakase solve` picks for the same run.
-    fn db_dir(&self, game: &Game, config: &SolverConfig) -> PathBuf {
+    fn db_dir(&self, game: &Game, config: &SolverConfig, scope: &RunScope) -> PathBuf {
         self.db.clone().unwrap_or_else(|| {
             let whole = hakase_coordinator::runs::locate::default_run_dir(game.name(), config);
-            match self.cut.rank_all {
-                true => {
-                    hakase_coordinator::runs::locate::scoped_run_dir(&whole, &RunScope::RankAll)
-                }
-                false => whole,
-            }
+            hakase_coordinator::runs::locate::scoped_run_dir(&whole, scope)
         })
     }
 
     /// Opens (or resumes) the run in `db`, saying what a resumed run had lost.
-    fn open_engine(&self, game: Game, config: SolverConfig, db: &Path) -> Result<Engine> {
+    fn open_engine(
+        &self,
+        game: Game,
+        config: SolverConfig,
+        db: &Path,
+        scope: RunScope,
+    ) -> Result<Engine> {
         let params = EngineParams {
             audit: Some(AuditPolicy::with_fraction(self.audit_fraction)),
             ..self.cut.params()
         };
-        let mut engine = Engine::new(game, config, db, params)
+        let mut engine = Engine::open(game, config, db, params, scope)
             .with_context(|| format!("opening the run in {}", db.display()))?;
         let reopened = engine.store().reopened();
         if reopened.damage.results() > 0 {
@@ -354,13 +376,14 @@ impl Coordinator {
                     .context("the run ended without a solution")?;
                 let status = engine.snapshot();
                 let unchecked = &status.audit.unchecked_guesses;
+                let listed = engine.listed().map(|list| list.len());
                 if self.output.json {
-                    let mut doc = report::to_json(engine.game(), &solution, unchecked);
+                    let mut doc = report::to_json(engine.game(), &solution, listed, unchecked);
                     doc["status"] = serde_json::to_value(&status)?;
                     super::write_json(out, &doc)?;
                 } else {
                     let (game, table) = (engine.game(), engine.table());
-                    report::write_text(out, game, table, &solution, self.top, unchecked)?;
+                    report::write_text(out, game, table, &solution, (self.top, listed), unchecked)?;
                     writeln!(out, "{}", status.audit.line())?;
                 }
                 // After the result is printed: a failed write loses only the file.

@@ -10,6 +10,7 @@ pub mod display;
 pub mod evaluate;
 pub mod export;
 pub mod feedback;
+pub mod first_list;
 pub mod games;
 pub mod guard;
 pub mod outcome;

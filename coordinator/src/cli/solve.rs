@@ -635,25 +635,6 @@ impl Solve {
     /// The first guesses to rank as a list, with the flag each came from: `--firsts FILE`'s
     /// words and, when given more than once, the `--first` words. `None` for any other solve.
     fn listed_words(&self) -> Result<Option<Vec<(String, String)>>> {
-        let mut words: Vec<(String, String)> = Vec::new();
-        if let Some(path) = &self.firsts {
-            let label = path.display().to_string();
-            let bytes = std::fs::read(path).with_context(|| format!("reading --firsts {label}"))?;
-            let list = hakase_core::word::read_word_list(&bytes, &label)
-                .with_context(|| format!("reading --firsts {label}"))?;
-            words.extend(
-                list.into_iter()
-                    .map(|(line, word)| (format!("--firsts {label} line {line}:"), word)),
-            );
-        }
-        if self.firsts.is_some() || self.first.len() > 1 {
-            words.extend(
-                self.first
-                    .iter()
-                    .map(|w| ("--first".to_string(), w.clone())),
-            );
-            return Ok(Some(words));
-        }
-        Ok(None)
+        super::first_list::listed_words(self.firsts.as_deref(), &self.first, 2)
     }
 }

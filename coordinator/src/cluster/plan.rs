@@ -17,8 +17,8 @@ use hakase_core::history::partition;
 use hakase_core::solver::bounds::min_depth;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{
-    FirstGuessValue, GuessBound, Mode, Node, Objective, Outcome, SharedSolver, Solver,
-    SolverConfig, INFEASIBLE,
+    FirstGuessValue, FirstGuesses, GuessBound, Mode, Node, Objective, Outcome, SharedSolver,
+    Solver, SolverConfig, INFEASIBLE,
 };
 use hakase_core::tree::Tree;
 use hakase_core::{GameTable, GuessId, Pattern};
@@ -156,6 +156,8 @@ pub struct Planner {
     fingerprint: String,
     config: SolverConfig,
     params: PlanParams,
+    /// The first guesses of a listed ranking (`--firsts`), ascending; `None` for all of them.
+    listed: Option<Arc<[GuessId]>>,
     budgets: Vec<u32>,
     budget: usize,
     level: Level,
@@ -174,8 +176,14 @@ pub struct Plan {
 const PLANNER_MEMO: usize = 2_000_000;
 
 impl Planner {
-    /// A plan for `game` under `config`.
-    pub fn new(tables: Arc<GameTable>, config: SolverConfig, params: PlanParams) -> Planner {
+    /// A plan for `game` under `config`, over the first guesses `listed` (each to its exact
+    /// value) or, with `None`, over all of them.
+    pub fn new(
+        tables: Arc<GameTable>,
+        config: SolverConfig,
+        params: PlanParams,
+        listed: Option<Arc<[GuessId]>>,
+    ) -> Planner {
         let shared = SharedSolver::new(tables, config.clone(), PLANNER_MEMO);
         let solver = shared.solver();
         let cap = config.guess_cap(solver.game());
@@ -191,6 +199,7 @@ impl Planner {
         let level = Level::new(
             solver,
             budgets.first().copied().unwrap_or(cap),
+            listed.as_deref(),
             params.rank_all,
         );
         Planner {
@@ -198,6 +207,7 @@ impl Planner {
             solver: shared,
             config,
             params,
+            listed,
             budgets,
             budget: 0,
             level,
@@ -255,6 +265,7 @@ impl Planner {
             self.level = Level::new(
                 self.solver(),
                 self.budgets[self.budget],
+                self.listed.as_deref(),
                 self.params.rank_all,
             );
         }
@@ -687,9 +698,20 @@ impl Planner {
 }
 
 impl Level {
-    fn new(solver: &Solver<'_>, guesses_left: u32, rank_all: bool) -> Level {
+    /// The search at budget `guesses_left` over the first guesses `listed` (or all): a list
+    /// is a ranking, every guess to its exact value, as is `rank_all`.
+    fn new(
+        solver: &Solver<'_>,
+        guesses_left: u32,
+        listed: Option<&[GuessId]>,
+        rank_all: bool,
+    ) -> Level {
         let root = solver.root(guesses_left);
-        let order = solver.guess_order(&root).guesses;
+        let order = match listed {
+            Some(list) => solver.first_guess_order(&root, FirstGuesses::Listed(list)),
+            None => solver.guess_order(&root).guesses,
+        };
+        let rank_all = rank_all || listed.is_some();
         let firsts = (0..order.len())
             .map(|_| First {
                 status: Status::Unopened,

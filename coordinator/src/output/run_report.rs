@@ -53,16 +53,18 @@ pub fn damage_text(damage: &Damage) -> String {
 
 /// Writes the human-readable report. `unchecked` names the first guesses whose row rests on
 /// a worker's claim the audit did not re-run: the result is proven only if those hold, so
-/// the headline and those rows say so instead of a bare "proven".
+/// the headline and those rows say so instead of a bare "proven". `listed` is the number of
+/// first guesses of a listed ranking: its best is the optimum only given that first guess,
+/// and the headline says so.
 pub fn write_text(
     out: &mut dyn Write,
     game: &Game,
     table: &FeedbackTable,
     solution: &Solution,
-    top: usize,
+    (top, listed): (usize, Option<usize>),
     unchecked: &[GuessId],
 ) -> anyhow::Result<()> {
-    let proven = proof_words(solution.proven, unchecked.len());
+    let mut proven = proof_words(solution.proven, unchecked.len());
     let Some(best) = solution.best else {
         writeln!(
             out,
@@ -74,9 +76,24 @@ pub fn write_text(
     };
     let n = game.answers().len();
     let value = best.outcome.value();
+    let of = match listed {
+        Some(count) => {
+            let joint = if solution.proven && unchecked.is_empty() {
+                " optimal"
+            } else {
+                "; optimal"
+            };
+            proven.push_str(&format!(
+                "{joint} GIVEN THE FIRST GUESS {}",
+                game.guess_text(best.guess)
+            ));
+            format!(" of the {count} first guesses listed")
+        }
+        None => String::new(),
+    };
     writeln!(
         out,
-        "{}: best first guess {} — {} guesses in total over {} answers, mean {:.4} ({proven}, {} guesses allowed)",
+        "{}: best first guess{of} {} — {} guesses in total over {} answers, mean {:.4} ({proven}, {} guesses allowed)",
         game.name(),
         game.guess_text(best.guess),
         value,
@@ -141,10 +158,16 @@ pub fn write_chart(
 
 /// The machine-readable report: the whole solution plus names for people, and the first
 /// guesses whose row rests on an unchecked worker claim (see [`write_text`]).
-pub fn to_json(game: &Game, solution: &Solution, unchecked: &[GuessId]) -> serde_json::Value {
+pub fn to_json(
+    game: &Game,
+    solution: &Solution,
+    listed: Option<usize>,
+    unchecked: &[GuessId],
+) -> serde_json::Value {
     json!({
         "game": game.name(),
         "fingerprint": game.fingerprint(),
+        "first_guesses_listed": listed,
         "first_guess": solution.best.map(|b| game.guess_text(b.guess).to_string()),
         "total": solution.best.map(|b| b.outcome.value()),
         "guesses_left": solution.guesses_left,
@@ -175,7 +198,7 @@ mod tests {
             .into_iter()
             .collect();
         let mut out = Vec::new();
-        write_text(&mut out, &game, &table, &solution, 5, &unchecked).expect("write");
+        write_text(&mut out, &game, &table, &solution, (5, None), &unchecked).expect("write");
         let text = String::from_utf8(out).expect("utf-8");
         (text.lines().map(str::to_string).collect(), unchecked)
     }

@@ -327,6 +327,53 @@ impl Solver<'_> {
     }
 }
 
+impl Solver<'_> {
+    /// The first guesses `first` asks for at `node`, in the order the in-memory search settles
+    /// them, with their scan bounds: a coordinator plans a listed ranking by it, so that it
+    /// settles the same guesses in the same order (ties break alike) as `solve --firsts`.
+    /// A listed guess the scan left out for splitting like an earlier one comes after the
+    /// others, bounded by its own split.
+    pub fn first_guess_order(&self, node: &Node, first: FirstGuesses) -> Vec<GuessBound> {
+        let scanned = self.guess_order(node).guesses;
+        let bounds: std::collections::HashMap<GuessId, u32> =
+            scanned.iter().map(|b| (b.guess, b.lower)).collect();
+        let order = match first {
+            FirstGuesses::Best | FirstGuesses::RankAll => return scanned,
+            FirstGuesses::Only(guess) => vec![guess],
+            listed => listed.select(scanned.iter().map(|b| b.guess).collect()),
+        };
+        order
+            .into_iter()
+            .map(|guess| GuessBound {
+                guess,
+                lower: bounds
+                    .get(&guess)
+                    .copied()
+                    .unwrap_or_else(|| self.split_lower(node, guess)),
+            })
+            .collect()
+    }
+
+    /// The scan's bound on playing `guess` at `node`, for a guess the scan did not keep.
+    fn split_lower(&self, node: &Node, guess: GuessId) -> u32 {
+        let set = &node.candidates;
+        let parts = self.split(set, guess);
+        if parts.len() == 1 && parts[0].1.len() == set.len() {
+            return INFEASIBLE;
+        }
+        let wins = self
+            .game
+            .guess_as_answer(guess)
+            .is_some_and(|a| set.contains(&a));
+        scan::split_bound(
+            set.len() as u32,
+            node.guesses_left.max(2),
+            parts.len() as u32,
+            wins,
+        )
+    }
+}
+
 /// A seeded xorshift for the solver's randomised unit tests: `next(below)` picks a number
 /// below `below`, and the same seed always gives the same cases.
 #[cfg(test)]

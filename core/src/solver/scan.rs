@@ -359,7 +359,7 @@ impl Solver<'_> {
 
 /// The scan's lower bound on a node of `n` answers with `depth` guesses left when a guess
 /// splits it into `open` non-winning parts, `wins` telling whether it can win at once.
-fn split_bound(n: u32, depth: u32, open: u32, wins: bool) -> u32 {
+pub(super) fn split_bound(n: u32, depth: u32, open: u32, wins: bool) -> u32 {
     if depth == 2 {
         // Every answer must be found by the next guess: only perfect splits work.
         if open + u32::from(wins) == n {

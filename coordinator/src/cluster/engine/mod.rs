@@ -24,7 +24,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use hakase_core::solver::{Outcome, SharedSolver, Solution, SolverConfig};
-use hakase_core::{FeedbackTable, Game, GameTable};
+use hakase_core::{FeedbackTable, Game, GameTable, GuessId};
 use hakase_proto::job::{JobId, JobSpec};
 use tokio::sync::watch;
 
@@ -335,6 +335,8 @@ pub struct Leased {
 pub struct Engine {
     /// The game and its feedback table, shared with the planner's and the audit's solvers.
     tables: Arc<GameTable>,
+    /// The first guesses of a listed ranking, which a new plan is made over again.
+    listed: Option<Arc<[GuessId]>>,
     /// The solver options.
     pub config: SolverConfig,
     store: Store,
@@ -374,7 +376,8 @@ fn answers(outcome: Option<&Outcome>, beta: u32) -> bool {
 }
 
 impl Engine {
-    /// Opens the run in `store` (resuming whatever it holds) for `game` under `config`.
+    /// Opens the run in `store` (resuming whatever it holds) for `game` under `config`: the
+    /// search for the best first guess, or with `params.plan.rank_all` the whole ranking.
     pub fn new(
         game: Game,
         config: SolverConfig,
@@ -386,9 +389,31 @@ impl Engine {
         } else {
             RunScope::Best
         };
+        Engine::open(game, config, store_path, params, scope)
+    }
+
+    /// [`Engine::new`] for the first guesses `scope` names: a listed ranking
+    /// ([`RunScope::Listed`], ascending ids, each allowed as a first guess) settles exactly
+    /// those, each to its exact value.
+    pub fn open(
+        game: Game,
+        config: SolverConfig,
+        store_path: &std::path::Path,
+        params: EngineParams,
+        scope: RunScope,
+    ) -> Result<Engine, ClusterError> {
         let store = Store::open_scoped(store_path, &game, &config, &scope)?;
         let tables = Arc::new(GameTable::build(game));
-        let planner = Planner::new(Arc::clone(&tables), config.clone(), params.plan);
+        let listed: Option<Arc<[GuessId]>> = match &scope {
+            RunScope::Listed(list) => Some(list.as_slice().into()),
+            RunScope::Best | RunScope::RankAll => None,
+        };
+        let planner = Planner::new(
+            Arc::clone(&tables),
+            config.clone(),
+            params.plan,
+            listed.clone(),
+        );
         let state = State::restore(&store, planner, &params)?;
         // A finished run has nothing more to tell.
         let told = watch::Sender::new(if state.solution.is_some() {
@@ -415,7 +440,13 @@ impl Engine {
             job_log: None,
             audit_solver: OnceLock::new(),
             told,
+            listed,
         })
+    }
+
+    /// The first guesses of a listed ranking (`None`: every first guess is considered).
+    pub fn listed(&self) -> Option<Arc<[GuessId]>> {
+        self.listed.clone()
     }
 
     /// The game being solved.

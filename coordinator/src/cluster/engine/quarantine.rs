@@ -89,6 +89,7 @@ impl Engine {
             Arc::clone(&self.tables),
             self.config.clone(),
             self.params.plan,
+            self.listed(),
         );
         state.rechecks.clear();
         state.auditing = false;
