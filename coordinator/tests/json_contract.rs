@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::common::{check_fields, documented, hakase};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// Runs `args` with --json and checks the document against `command`'s documented fields.
 fn check_json(docs: &BTreeMap<String, BTreeSet<String>>, command: &str, args: &[&str]) -> Value {
@@ -334,6 +334,14 @@ fn run_commands_speak_the_documented_json() {
         "not_found",
         1,
     );
+    // query --opener: the same document, with the rows asked about.
+    let best = ranking["rows"][0]["guess"].as_str().expect("a guess");
+    let opener = check_json(
+        &docs,
+        "ranking",
+        &["query", "--run", "g1", "--data", &data, "--opener", best],
+    );
+    assert_eq!(opener["rows"], json!([ranking["rows"][0].clone()]));
 
     // query: the next guess.
     let q = with(&["query"], run);

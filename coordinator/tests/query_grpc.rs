@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use hakase_coordinator::query::{serve, RunCatalog};
@@ -13,7 +13,8 @@ use hakase_core::tree::Tree;
 use hakase_core::{FeedbackTable, Game, PatternStyle};
 use hakase_proto::v1::query_client::QueryClient;
 use hakase_proto::v1::{
-    AnswerSource, ChartRequest, HistoryStep, NextGuessRequest, RunsRequest, TreeFormat, TreeRequest,
+    AnswerSource, ChartRequest, HistoryStep, NextGuessRequest, RankingRequest, RunsRequest,
+    TreeFormat, TreeRequest,
 };
 use tonic::transport::Channel;
 use tonic::Code;
@@ -34,7 +35,28 @@ struct Served {
 }
 
 async fn start() -> Served {
-    let catalog = RunCatalog::single(run_dir()).expect("the run loads");
+    start_at(run_dir()).await
+}
+
+/// A finished ranking of every first guess of pokemon-qiita2023, made once per test binary.
+fn rank_all_dir() -> &'static PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = common::scratch("query-grpc-rank-all").join("ranked");
+        common::hakase_ok([
+            "solve",
+            "--game",
+            "pokemon-qiita2023",
+            "--rank-all",
+            "--db",
+            dir.to_str().expect("UTF-8 path"),
+        ]);
+        dir
+    })
+}
+
+async fn start_at(dir: &Path) -> Served {
+    let catalog = RunCatalog::single(dir).expect("the run loads");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -419,4 +441,141 @@ async fn fuzzed_histories_never_crash_the_server() {
         .into_inner();
     assert_eq!(reply.guess, "ジーランス");
     let _ = Step::parse;
+}
+
+/// The exact total of `first` from the in-memory solver, a path the ranking does not share.
+fn in_memory_total(first: &str) -> u64 {
+    let out = common::hakase_ok([
+        "solve",
+        "--game",
+        "pokemon-qiita2023",
+        "--first",
+        first,
+        "--in-memory",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&out).expect("JSON");
+    v["total"].as_u64().expect("a total")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ranking_call_gives_exact_values_and_ranks() {
+    let mut served = start_at(rank_all_dir()).await;
+    let top = served
+        .client
+        .ranking(RankingRequest {
+            run: String::new(),
+            words: Vec::new(),
+            top: 3,
+        })
+        .await
+        .expect("ranking")
+        .into_inner();
+    assert_eq!(
+        (
+            top.scope.as_str(),
+            top.finished,
+            top.settled,
+            top.first_guesses
+        ),
+        ("rank_all", true, 493, 493)
+    );
+    assert_eq!(top.claim, "exact values of every first guess");
+    let rows: Vec<(u32, &str, Option<u32>, bool)> = top
+        .rows
+        .iter()
+        .map(|r| (r.rank, r.guess.as_str(), r.total, r.exact))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, "ジーランス", Some(964), true),
+            (2, "レントラー", Some(966), true),
+            (3, "グラードン", Some(969), true),
+        ]
+    );
+    // The histogram counts every settled guess once, starting at the best total.
+    let histogram = top.histogram.expect("a histogram");
+    assert_eq!(histogram.from, 964);
+    assert_eq!(histogram.counts.iter().sum::<u32>(), 493);
+    assert!(histogram.counts.len() <= 32 && histogram.counts[0] >= 1);
+
+    // Any spelling the game reads; the values are the in-memory solver's.
+    let asked = served
+        .client
+        .ranking(RankingRequest {
+            run: String::new(),
+            words: vec!["ピカチュウ".into(), "ﾚﾝﾄﾗｰ".into()],
+            top: 0,
+        })
+        .await
+        .expect("ranking")
+        .into_inner();
+    assert_eq!(asked.rows.len(), 2);
+    assert_eq!(
+        (asked.rows[0].guess.as_str(), asked.rows[0].rank),
+        ("ピカチュウ", 394)
+    );
+    assert_eq!(
+        asked.rows[0].total.map(u64::from),
+        Some(in_memory_total("ピカチュウ"))
+    );
+    assert_eq!(asked.rows[0].mean, Some(1113.0 / 285.0));
+    assert_eq!(
+        (asked.rows[1].guess.as_str(), asked.rows[1].rank),
+        ("レントラー", 2)
+    );
+    assert_eq!(
+        asked.rows[1].total.map(u64::from),
+        Some(in_memory_total("レントラー"))
+    );
+
+    let e = served
+        .client
+        .ranking(RankingRequest {
+            run: String::new(),
+            words: vec!["ピカチュ".into()],
+            top: 0,
+        })
+        .await
+        .expect_err("not a guess");
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(
+        e.message().contains("did you mean ピカチュウ"),
+        "{}",
+        e.message()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ranking_of_a_search_for_the_best_ranks_only_what_is_known() {
+    let mut served = start().await;
+    let reply = served
+        .client
+        .ranking(RankingRequest::default())
+        .await
+        .expect("ranking")
+        .into_inner();
+    assert_eq!((reply.scope.as_str(), reply.settled), ("best", 493));
+    assert_eq!(
+        (
+            reply.rows[0].rank,
+            reply.rows[0].guess.as_str(),
+            reply.rows[0].total
+        ),
+        (1, "ジーランス", Some(964))
+    );
+    // Every other row is a bound, or an exact value no bound is below: only those ranked.
+    let lowest_bound = reply
+        .rows
+        .iter()
+        .filter(|r| !r.exact)
+        .filter_map(|r| r.total)
+        .min()
+        .expect("bounds");
+    for row in &reply.rows[1..] {
+        let known = row.exact && row.total.is_some_and(|t| t <= lowest_bound);
+        assert_eq!(row.rank != 0, known, "{row:?}");
+        assert!(row.total.is_some_and(|t| t >= 964), "{row:?}");
+    }
 }

@@ -589,3 +589,98 @@ async fn puzzles_let_players_try_again_and_ask_for_the_solution() {
         (&json!("puzzle_day"), &json!(["pokemon-today", "90", "999"]))
     );
 }
+
+/// A URL query value: the words percent-encoded (katakana is not ASCII).
+fn encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b',' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ranking_looks_up_any_first_guess_of_a_run() {
+    let docs = common::documented();
+    let served = start_default().await;
+    let a = &served.addr;
+    let (status, best) = call(a, "GET", "/api/v1/ranking?run=qiita&top=1", "").await;
+    assert_eq!(status, 200, "{best}");
+    common::check_fields(&docs, "ranking", &best);
+    assert_eq!(
+        (best["scope"].as_str(), best["settled"].as_u64()),
+        (Some("best"), Some(493))
+    );
+    assert_eq!(best["rows"].as_array().map(Vec::len), Some(1));
+    assert_eq!(
+        (
+            best["rows"][0]["rank"].as_u64(),
+            best["rows"][0]["guess"].as_str(),
+            best["rows"][0]["total"].as_u64()
+        ),
+        (Some(1), Some("ジーランス"), Some(964))
+    );
+    // レントラー's exact total is 966 (docs/rankings.md): a search for the best holds it
+    // exactly or as a lower bound no higher, and gives a bound no rank.
+    let path = format!(
+        "/api/v1/ranking?run=qiita&words={}",
+        encoded("レントラー,ジーランス")
+    );
+    let (status, asked) = call(a, "GET", &path, "").await;
+    assert_eq!(status, 200, "{asked}");
+    let row = &asked["rows"][0];
+    assert_eq!(row["guess"], "レントラー");
+    assert_eq!(row["settled"], true);
+    let total = row["total"].as_u64().expect("a value");
+    if row["exact"] == true {
+        assert_eq!(total, 966);
+    } else {
+        assert!(
+            total <= 966 && row["rank"].is_null() && row["mean"].is_null(),
+            "{row}"
+        );
+    }
+    assert_eq!(asked["rows"][1]["rank"].as_u64(), Some(1));
+
+    // A tree file holds only its first guess.
+    let (status, tree) = call(a, "GET", "/api/v1/ranking?run=tree", "").await;
+    assert_eq!(status, 200, "{tree}");
+    assert_eq!(tree["rows"].as_array().map(Vec::len), Some(1));
+
+    for (path, status, kind) in [
+        (
+            format!("/api/v1/ranking?run=qiita&words={}", encoded("ピカチュ")),
+            400,
+            "invalid_argument",
+        ),
+        (
+            "/api/v1/ranking?run=qiita&top=x".to_string(),
+            400,
+            "invalid_argument",
+        ),
+        ("/api/v1/ranking?run=nope".to_string(), 404, "not_found"),
+        (
+            "/api/v1/ranking?run=qiita&color=red".to_string(),
+            400,
+            "invalid_argument",
+        ),
+    ] {
+        let (got, body) = call(a, "GET", &path, "").await;
+        assert_eq!(
+            (got, body["error"]["kind"].as_str()),
+            (status, Some(kind)),
+            "{path}: {body}"
+        );
+    }
+    let (_, unknown) = call(
+        a,
+        "GET",
+        &format!("/api/v1/ranking?run=qiita&words={}", encoded("ピカチュ")),
+        "",
+    )
+    .await;
+    assert_eq!(unknown["error"]["key"], "unknown_word");
+}

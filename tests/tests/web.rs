@@ -11,7 +11,9 @@
 //! It also solves one committed puzzle (core/data/puzzles/) through the page's puzzle section:
 //! a word that is no name is called so, a wrong name is called wrong without giving the
 //! solution away, the solution typed in hiragana is called right, and "show the solution"
-//! shows it.
+//! shows it. And it looks a first guess up in the ranking card (a ranking of every first
+//! guess of pokemon-qiita2023, ~3 s): the best rows, the histogram with the guess's bar
+//! marked, its exact value and rank, and the same from a shared `?opener=` address in Japanese.
 //!
 //! A second test reviews games on the page (the one just played, pre-filled; a pasted emoji
 //! grid of English Wordle, every figure checked against the core solver) and keeps the page's
@@ -321,7 +323,8 @@ impl Site {
             "{}",
             solve.errors()
         );
-        // A run named like its game: its drop-down entry must not say the name twice.
+        // A run named like its game: its drop-down entry must not say the name twice. It
+        // ranks every first guess, for the ranking card.
         let mut named = Proc::start(
             &dir,
             "solve-named",
@@ -329,6 +332,7 @@ impl Site {
                 "solve",
                 "--game",
                 "pokemon-qiita2023",
+                "--rank-all",
                 "--db",
                 &s(&data.join("pokemon-qiita2023")),
             ],
@@ -554,6 +558,94 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
                 .expect("resizing");
             client
                 .execute("document.getElementById('puzzle').scrollIntoView()", vec![])
+                .await
+                .expect("scroll");
+            screenshot(&client, &shots, name, width, height).await;
+        }
+
+        // The ranking card: the best rows, a histogram, and any first guess looked up, typed
+        // in hiragana; its exact value and rank are the in-memory solver's (tests of the
+        // Ranking call check them against it).
+        client
+            .goto(&format!("{base}/?run=pokemon-qiita2023&lang=en"))
+            .await
+            .expect("page");
+        settled(&client, 0).await;
+        let done = "return document.body.dataset.ranking === 'done' ? 'done' : ''";
+        wait_until(&client, done).await;
+        let first = js(
+            &client,
+            "return Array.from(document.querySelectorAll('#ranking-table tbody tr')).slice(0, 2) \
+             .map((tr) => Array.from(tr.cells).map((c) => c.textContent))",
+        )
+        .await;
+        assert_eq!(
+            first,
+            json!([
+                ["1", "ジーランス", "964", "3.3825"],
+                ["2", "レントラー", "966", "3.3895"]
+            ])
+        );
+        assert_eq!(
+            text_of(&client, "ranking-claim").await,
+            "pokemon-qiita2023: exact values of every first guess"
+        );
+        type_into(&client, "ranking-word", &hiragana("ピカチュウ")).await;
+        client
+            .execute("delete document.body.dataset.ranking", vec![])
+            .await
+            .expect("reset");
+        click(&client, "#ranking-look").await;
+        wait_until(&client, done).await;
+        assert_eq!(
+            text_of(&client, "ranking-found").await,
+            "ピカチュウ: total 1113 (mean 3.9053) · rank 394 of 493"
+        );
+        let bars = js(
+            &client,
+            "return ['#ranking-plot rect', '#ranking-plot rect.best', '#ranking-plot rect.mark', \
+             '#ranking-table tr.mark'].map((q) => document.querySelectorAll(q).length)",
+        )
+        .await;
+        let counts: Vec<u64> = bars
+            .as_array()
+            .expect("counts")
+            .iter()
+            .filter_map(|v| v.as_u64())
+            .collect();
+        assert!(counts[0] >= 10, "{counts:?}");
+        assert_eq!(counts[1..], [1, 1, 1]);
+        // The address now looks it up again, in Japanese.
+        let shared = js(&client, "return location.search").await;
+        client
+            .goto(&format!(
+                "{base}/{}",
+                shared
+                    .as_str()
+                    .unwrap_or_default()
+                    .replace("lang=en", "lang=ja")
+            ))
+            .await
+            .expect("page");
+        settled(&client, 0).await;
+        wait_until(&client, done).await;
+        assert_eq!(
+            text_of(&client, "ranking-found").await,
+            "ピカチュウ: 合計 1113（平均 3.9053） · 493 個中 394 位"
+        );
+        for (name, width, height) in [
+            ("phone-ranking.png", 390, 844),
+            ("desktop-ranking.png", 1280, 900),
+        ] {
+            client
+                .set_window_size(width, height)
+                .await
+                .expect("resizing");
+            client
+                .execute(
+                    "document.getElementById('ranking').scrollIntoView()",
+                    vec![],
+                )
                 .await
                 .expect("scroll");
             screenshot(&client, &shots, name, width, height).await;

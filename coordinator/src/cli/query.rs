@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use hakase_coordinator::query::ranking::{load_ranking, RankingView, RunRanking};
 use hakase_coordinator::query::treerun::load_tree_file;
 use hakase_coordinator::query::view::NextView;
 use hakase_coordinator::runs::{self as run, LoadedRun, DEFAULT_DATA_DIR};
@@ -72,6 +73,11 @@ pub struct Query {
     #[command(flatten)]
     pub history: HistoryArgs,
 
+    /// Instead of a next guess: the exact value and rank of this first guess in the run's
+    /// ranking (repeatable); works on a run still in progress.
+    #[arg(long, value_name = "W", conflicts_with = "steps")]
+    pub opener: Vec<String>,
+
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -80,6 +86,9 @@ pub struct Query {
 impl Query {
     /// Loads the run, answers and prints.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
+        if !self.opener.is_empty() {
+            return self.openers(out);
+        }
         let run = self.run.load()?;
         let steps = self.history.parse(&run.game)?;
         let oracle = run.oracle()?;
@@ -88,6 +97,53 @@ impl Query {
             return write_json(out, &NextView::new(&run, &next));
         }
         write_next(out, &run, &steps, &next)
+    }
+}
+
+impl Query {
+    /// `--opener W…`: each word's row of the run's ranking.
+    fn openers(&self, out: &mut dyn Write) -> Result<()> {
+        let ranking = match (&self.run.tree, &self.run.run) {
+            (None, Some(spec)) => load_ranking(spec, &self.run.data)
+                .with_context(|| format!("reading the ranking of run {spec:?}"))?,
+            _ => {
+                let run = self.run.load()?;
+                RunRanking::of_loaded(&run)
+                    .with_context(|| format!("run {} has no stored values yet", run.name))?
+            }
+        };
+        let view = RankingView::select(&ranking, &self.opener, None).context("--opener")?;
+        if self.json {
+            return write_json(out, &view);
+        }
+        let of = if ranking.finished {
+            ranking.settled()
+        } else {
+            ranking.first_guesses
+        };
+        for row in &view.rows {
+            let place = match row.rank {
+                Some(rank) => format!("rank {rank} of {}", ranking.settled()),
+                None if !row.settled => "not settled yet".to_string(),
+                None if row.total.is_some() => "a proven lower bound, not ranked".to_string(),
+                None => "not ranked".to_string(),
+            };
+            let mean = row
+                .mean
+                .map_or_else(String::new, |m| format!(" (mean {m:.4})"));
+            writeln!(
+                out,
+                "{}: total {}{mean}, {place}",
+                row.guess,
+                row.total_cell()
+            )?;
+        }
+        writeln!(
+            out,
+            "{} ({}, {} first guesses): {}",
+            view.run, view.game, of, view.claim
+        )?;
+        Ok(())
     }
 }
 

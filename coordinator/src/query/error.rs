@@ -12,6 +12,7 @@ use tokio::task::JoinError;
 
 use super::catalog::CatalogError;
 use super::message::{self, Message};
+use super::ranking::RankingError;
 use crate::runs::RunError;
 
 /// A refusal of the query service; its message is the English every front end sends.
@@ -32,6 +33,9 @@ pub enum ServiceError {
     /// The run cannot answer (it has no optimal tree).
     #[error(transparent)]
     Run(#[from] RunError),
+    /// The run's ranking cannot be read, or a word asked about is not a guess.
+    #[error(transparent)]
+    Ranking(#[from] RankingError),
     /// The solve pool is closed: the server is stopping.
     #[error("the server is shutting down")]
     ShuttingDown,
@@ -73,7 +77,8 @@ impl ServiceError {
             ServiceError::Query(_) | ServiceError::NoAnswerFits(_) | ServiceError::Review(_) => {
                 ErrorKind::Invalid
             }
-            ServiceError::Run(_) => ErrorKind::Precondition,
+            ServiceError::Ranking(RankingError::UnknownWord { .. }) => ErrorKind::Invalid,
+            ServiceError::Run(_) | ServiceError::Ranking(_) => ErrorKind::Precondition,
             ServiceError::ShuttingDown => ErrorKind::Unavailable,
             ServiceError::SolveFailed(_) | ServiceError::RescanFailed(_) => ErrorKind::Internal,
         }
@@ -87,6 +92,9 @@ impl ServiceError {
             ServiceError::Query(e) => message::of_query(e),
             ServiceError::NoAnswerFits(e) => message::of_core(e, 0),
             ServiceError::Review(e) => message::of_review(e),
+            ServiceError::Ranking(RankingError::UnknownWord { error, .. }) => {
+                message::of_core(error, 0)
+            }
             _ => None,
         }
     }

@@ -9,8 +9,9 @@ use hakase_core::query::Source;
 use hakase_proto::options::solver_options;
 use hakase_proto::v1::query_server::{Query, QueryServer};
 use hakase_proto::v1::{
-    AnswerSource, ChartReply, ChartRequest, ChartRow, NextGuessReply, NextGuessRequest, RunInfo,
-    RunsReply, RunsRequest, TreeChunk, TreeFormat as WireFormat, TreeRequest,
+    AnswerSource, ChartReply, ChartRequest, ChartRow, NextGuessReply, NextGuessRequest,
+    RankingReply, RankingRequest, RankingRow, RunInfo, RunsReply, RunsRequest, TreeChunk,
+    TreeFormat as WireFormat, TreeRequest, ValueHistogram,
 };
 use tokio_stream::Stream;
 use tonic::{Code, Request, Response, Status};
@@ -18,6 +19,7 @@ use tonic::{Code, Request, Response, Status};
 use super::catalog::RunCatalog;
 use super::error::{ErrorKind, ServiceError};
 use super::live::LiveCatalog;
+use super::ranking::RankingView;
 use super::run::RunSummary;
 use super::service::{QueryService, ServiceLimits};
 use super::stepchart::FirstChart;
@@ -174,6 +176,40 @@ fn run_info(s: RunSummary) -> RunInfo {
     }
 }
 
+/// The gRPC reply of a [`RankingView`]; counts beyond `u32` saturate (no game has as many
+/// guesses).
+fn ranking_reply(view: RankingView) -> RankingReply {
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    RankingReply {
+        run: view.run,
+        game: view.game,
+        answers: count(view.answers),
+        options: Some(solver_options(&view.options)),
+        scope: view.scope.to_string(),
+        first_guesses: count(view.first_guesses),
+        settled: count(view.settled),
+        finished: view.finished,
+        claim: view.claim,
+        histogram: Some(ValueHistogram {
+            from: view.histogram.from,
+            width: view.histogram.width,
+            counts: view.histogram.counts,
+        }),
+        rows: view
+            .rows
+            .into_iter()
+            .map(|r| RankingRow {
+                rank: r.rank.map_or(0, count),
+                guess: r.guess,
+                total: r.total,
+                mean: r.mean,
+                exact: r.exact,
+                settled: r.settled,
+            })
+            .collect(),
+    }
+}
+
 /// The format a tree request names (unspecified: JSON).
 fn tree_format(code: i32) -> Result<TreeFormat, Status> {
     match WireFormat::try_from(code) {
@@ -235,6 +271,19 @@ impl Query for GrpcQuery {
             .map(|text| Ok(TreeChunk { text }))
             .collect();
         Ok(Response::new(Box::pin(tokio_stream::iter(items))))
+    }
+
+    async fn ranking(
+        &self,
+        request: Request<RankingRequest>,
+    ) -> Result<Response<RankingReply>, Status> {
+        let request = request.into_inner();
+        let top = (request.top > 0).then_some(request.top as usize);
+        let view = self
+            .service
+            .ranking(&request.run, request.words, top)
+            .await?;
+        Ok(Response::new(ranking_reply(view)))
     }
 
     async fn runs(&self, _request: Request<RunsRequest>) -> Result<Response<RunsReply>, Status> {

@@ -5,16 +5,18 @@
 //! holds cannot be opened (sled's lock), so it answers from the ranking file the holder keeps
 //! rewriting (see [`crate::runs::ranking_file`]).
 
+use std::collections::HashMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hakase_core::solver::{FirstGuessValue, SolverConfig, INFEASIBLE};
 use hakase_core::Game;
 use serde::Serialize;
 
+use crate::output::{plural, Table, View};
 use crate::runs::ranking_file::{self, RankingFileError};
 use crate::runs::read::{read_records, rebuild_game, RunRecords};
-use crate::runs::RunScope;
-use crate::runs::{resolve, run_name, RunError};
+use crate::runs::{resolve, run_name, LoadedRun, RunError, RunScope};
 
 /// A run's ranking, read without holding the run.
 #[derive(Debug, Clone)]
@@ -43,7 +45,8 @@ pub struct RunRanking {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RankedGuess {
     /// 1 + the number of first guesses with a smaller exact value (equal values share a
-    /// rank); `None` for a lower bound, whose place is not known.
+    /// rank); `None` for a lower bound, whose place is not known, and for an exact value that
+    /// some guess's lower bound is below (that guess may be worth less).
     pub rank: Option<usize>,
     /// The first guess, as the game writes it.
     pub guess: String,
@@ -56,6 +59,171 @@ pub struct RankedGuess {
     pub exact: bool,
     /// False for a guess asked about that the run has not settled yet (no value at all).
     pub settled: bool,
+}
+
+/// A ranking as every front end shows it (`hakase ranking`, `query --opener`, the gRPC
+/// `Ranking` call and `GET /api/v1/ranking`): the `ranking` document of docs/json.md.
+#[derive(Debug, Clone, Serialize)]
+pub struct RankingView {
+    /// The run's name.
+    pub run: String,
+    /// The game's name.
+    pub game: String,
+    /// Answers of the game (the mean is the total over these).
+    pub answers: usize,
+    /// The solver options of the values.
+    pub options: SolverConfig,
+    /// `best`, `rank_all` or `listed`.
+    pub scope: &'static str,
+    /// First guesses the run settles in all (0 while not yet known).
+    pub first_guesses: usize,
+    /// First guesses settled so far.
+    pub settled: usize,
+    /// True once the values are final.
+    pub finished: bool,
+    /// What the values may claim, in words.
+    pub claim: String,
+    /// How the exact totals of every settled guess spread, for a plot.
+    pub histogram: Histogram,
+    /// The rows asked for.
+    pub rows: Vec<RankedGuess>,
+}
+
+/// The exact totals of a ranking counted in equal bins: bin `i` holds the guesses whose
+/// total is in `from + i·width .. from + (i+1)·width`. Bounds and unwinnable guesses are left
+/// out, since their value is not known.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Histogram {
+    /// The lowest exact total (0 when there is none).
+    pub from: u32,
+    /// The totals per bin (at least 1).
+    pub width: u32,
+    /// The guesses in each bin.
+    pub counts: Vec<u32>,
+}
+
+/// Bins a histogram is cut into at most: enough to see the shape, few enough for a phone.
+pub const HISTOGRAM_BINS: u32 = 32;
+
+impl Histogram {
+    /// The histogram of the exact totals among `rows`.
+    pub fn of(rows: &[RankedGuess]) -> Histogram {
+        let totals: Vec<u32> = rows
+            .iter()
+            .filter(|r| r.exact)
+            .filter_map(|r| r.total)
+            .collect();
+        let (Some(&low), Some(&high)) = (totals.iter().min(), totals.iter().max()) else {
+            return Histogram {
+                from: 0,
+                width: 1,
+                counts: Vec::new(),
+            };
+        };
+        let span = high - low + 1;
+        let width = span.div_ceil(HISTOGRAM_BINS);
+        let mut counts = vec![0u32; span.div_ceil(width) as usize];
+        for t in totals {
+            counts[((t - low) / width) as usize] += 1;
+        }
+        Histogram {
+            from: low,
+            width,
+            counts,
+        }
+    }
+}
+
+impl RankingView {
+    /// The view of `ranking` showing `rows` (some or all of its own).
+    pub fn new(ranking: &RunRanking, rows: Vec<RankedGuess>) -> RankingView {
+        RankingView {
+            run: ranking.name.clone(),
+            game: ranking.game.name().to_string(),
+            answers: ranking.game.answers().len(),
+            options: ranking.config.clone(),
+            scope: match ranking.scope {
+                RunScope::Best => "best",
+                RunScope::RankAll => "rank_all",
+                RunScope::Listed(_) => "listed",
+            },
+            first_guesses: ranking.first_guesses,
+            settled: ranking.settled(),
+            finished: ranking.finished,
+            claim: ranking.claim(),
+            histogram: Histogram::of(&ranking.rows),
+            rows,
+        }
+    }
+
+    /// The view of `ranking` with the rows of `words` when any are named, else its best
+    /// `top` rows (all of them for `None`).
+    pub fn select(
+        ranking: &RunRanking,
+        words: &[String],
+        top: Option<usize>,
+    ) -> Result<RankingView, RankingError> {
+        let rows = if words.is_empty() {
+            let top = top.unwrap_or(usize::MAX);
+            ranking.rows.iter().take(top).cloned().collect()
+        } else {
+            ranking.rows_of(words)?
+        };
+        Ok(RankingView::new(ranking, rows))
+    }
+}
+
+impl View for RankingView {
+    fn text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        writeln!(
+            out,
+            "{} ({}, {}): {}",
+            self.run,
+            self.game,
+            plural(self.answers as u64, "answer", "answers"),
+            self.claim
+        )?;
+        let mut table = Table::new(&[">RANK", "GUESS", ">TOTAL", ">MEAN"]);
+        for row in &self.rows {
+            let rank = row.rank.map_or_else(|| "—".to_string(), |r| r.to_string());
+            table.row(vec![
+                rank,
+                row.guess.clone(),
+                row.total_cell(),
+                row.mean_cell(),
+            ]);
+        }
+        table.write(out)
+    }
+}
+
+impl RankedGuess {
+    /// The row of a guess the run has not settled: no value at all.
+    pub fn unsettled(guess: &str) -> RankedGuess {
+        RankedGuess {
+            rank: None,
+            guess: guess.to_string(),
+            total: None,
+            mean: None,
+            exact: false,
+            settled: false,
+        }
+    }
+
+    /// The total as a table shows it: `≥ v` for a bound, `cannot win`, or `not settled`.
+    pub fn total_cell(&self) -> String {
+        match (self.settled, self.total, self.exact) {
+            (false, _, _) => "not settled".to_string(),
+            (true, Some(t), true) => t.to_string(),
+            (true, Some(t), false) => format!("≥ {t}"),
+            (true, None, _) => "cannot win".to_string(),
+        }
+    }
+
+    /// The mean to four places, or nothing where the value is not exact.
+    pub fn mean_cell(&self) -> String {
+        self.mean.map_or_else(String::new, |m| format!("{m:.4}"))
+    }
 }
 
 /// Why a ranking could not be read.
@@ -74,17 +242,57 @@ pub enum RankingError {
          first settled guesses, or read it once that process ends"
     )]
     NothingYet(PathBuf),
-    /// A word asked for (`--word`) is not a guess of the game.
-    #[error("--word {word}")]
+    /// A word asked about is not a guess of the game. The game's message (with suggestions)
+    /// is the whole text, so that gRPC and HTTP, which send only the top message, carry it.
+    #[error("{error}")]
     UnknownWord {
         /// The word.
         word: String,
         /// What the game said of it.
-        source: hakase_core::Error,
+        error: hakase_core::Error,
     },
 }
 
 impl RunRanking {
+    /// The ranking of a finished run already in memory (a served run): `None` while the run
+    /// has no solution, whose values are then on disk only (see [`load_ranking`]).
+    pub fn of_loaded(run: &LoadedRun) -> Option<RunRanking> {
+        let solution = run.solution.as_ref()?;
+        let rows = ranked(&run.game, &solution.ranking);
+        Some(RunRanking {
+            name: run.name.clone(),
+            path: run.path.clone(),
+            game: run.game.clone(),
+            config: run.manifest.config.clone(),
+            scope: run.manifest.scope.clone(),
+            first_guesses: rows.len(),
+            finished: true,
+            guesses_left: solution.guesses_left,
+            rows,
+        })
+    }
+
+    /// What the values may claim, in words.
+    pub fn claim(&self) -> String {
+        let settled = self.settled();
+        let state = match (self.finished, self.first_guesses) {
+            (true, _) => String::new(),
+            (false, 0) => format!(" so far ({settled} settled; in progress)"),
+            (false, total) => format!(" so far ({settled} of {total} settled; in progress)"),
+        };
+        match &self.scope {
+            RunScope::RankAll => format!("exact values of every first guess{state}"),
+            RunScope::Listed(list) => format!(
+                "exact values of the {} listed{state}",
+                plural(list.len() as u64, "first guess", "first guesses")
+            ),
+            RunScope::Best => format!(
+                "the best first guess exact, the others proven lower bounds (≥) where they \
+                 were cut off{state}"
+            ),
+        }
+    }
+
     /// First guesses settled so far.
     pub fn settled(&self) -> usize {
         self.rows.len()
@@ -93,30 +301,22 @@ impl RunRanking {
     /// The rows of these words (in the order asked), each with its rank; a word the run has
     /// not settled yet gets a row with no value.
     pub fn rows_of(&self, words: &[String]) -> Result<Vec<RankedGuess>, RankingError> {
+        let by_guess: HashMap<&str, &RankedGuess> =
+            self.rows.iter().map(|r| (r.guess.as_str(), r)).collect();
         words
             .iter()
             .map(|word| {
                 let guess =
                     self.game
                         .find_guess(word)
-                        .map_err(|source| RankingError::UnknownWord {
+                        .map_err(|error| RankingError::UnknownWord {
                             word: word.clone(),
-                            source,
+                            error,
                         })?;
                 let text = self.game.guess_text(guess);
-                Ok(self
-                    .rows
-                    .iter()
-                    .find(|r| r.guess == text)
-                    .cloned()
-                    .unwrap_or(RankedGuess {
-                        rank: None,
-                        guess: text.to_string(),
-                        total: None,
-                        mean: None,
-                        exact: false,
-                        settled: false,
-                    }))
+                Ok(by_guess
+                    .get(text)
+                    .map_or_else(|| RankedGuess::unsettled(text), |r| (*r).clone()))
             })
             .collect()
     }
@@ -124,7 +324,11 @@ impl RunRanking {
 
 /// Reads the ranking of `--run R` (a directory, or a name under `data`).
 pub fn load_ranking(spec: &str, data: &Path) -> Result<RunRanking, RankingError> {
-    let path = resolve(spec, data)?;
+    load_ranking_at(resolve(spec, data)?)
+}
+
+/// Reads the ranking of the run directory `path`.
+pub fn load_ranking_at(path: PathBuf) -> Result<RunRanking, RankingError> {
     let name = run_name(&path);
     // The ranking file is read only when the stored solution cannot answer.
     match read_records(&path) {
@@ -192,7 +396,9 @@ pub fn load_ranking(spec: &str, data: &Path) -> Result<RunRanking, RankingError>
 }
 
 /// Ranks `values` (best first, as every ranking is stored): exact values get competition
-/// ranks, bounds none.
+/// ranks, bounds none. An exact value above some lower bound gets none either: the guess
+/// cut off there may be worth less, so its place is not known (a run that searched for the
+/// best first guess, or one in progress, has such values).
 pub fn ranked(game: &Game, values: &[FirstGuessValue]) -> Vec<RankedGuess> {
     let answers = game.answers().len().max(1) as f64;
     let mut exact_values: Vec<u32> = values
@@ -201,6 +407,12 @@ pub fn ranked(game: &Game, values: &[FirstGuessValue]) -> Vec<RankedGuess> {
         .map(|v| v.outcome.value())
         .collect();
     exact_values.sort_unstable();
+    let lowest_bound = values
+        .iter()
+        .filter(|v| !v.outcome.is_exact())
+        .map(|v| v.outcome.value())
+        .min()
+        .unwrap_or(u32::MAX);
     values
         .iter()
         .map(|v| {
@@ -208,7 +420,8 @@ pub fn ranked(game: &Game, values: &[FirstGuessValue]) -> Vec<RankedGuess> {
             let exact = v.outcome.is_exact();
             let total = (value < INFEASIBLE).then_some(value);
             RankedGuess {
-                rank: exact.then(|| 1 + exact_values.partition_point(|&x| x < value)),
+                rank: (exact && value <= lowest_bound)
+                    .then(|| 1 + exact_values.partition_point(|&x| x < value)),
                 guess: game.guess_text(v.guess).to_string(),
                 total,
                 mean: total.filter(|_| exact).map(|t| f64::from(t) / answers),
@@ -250,5 +463,42 @@ mod tests {
             (rows[4].total, rows[4].mean, rows[4].exact),
             (Some(971), None, false)
         );
+    }
+
+    #[test]
+    fn an_exact_value_above_a_lower_bound_has_no_rank() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let values = [
+            FirstGuessValue {
+                guess: 3,
+                outcome: Outcome::Exact {
+                    value: 964,
+                    guess: 3,
+                },
+            },
+            FirstGuessValue {
+                guess: 1,
+                outcome: Outcome::AtLeast(965),
+            },
+            FirstGuessValue {
+                guess: 2,
+                outcome: Outcome::Exact {
+                    value: 965,
+                    guess: 2,
+                },
+            },
+            FirstGuessValue {
+                guess: 0,
+                outcome: Outcome::Exact {
+                    value: 969,
+                    guess: 0,
+                },
+            },
+        ];
+        let rows = ranked(&game, &values);
+        let ranks: Vec<Option<usize>> = rows.iter().map(|r| r.rank).collect();
+        // 965 ties at worst with the guess bounded by 965; 969 may have that guess below it.
+        assert_eq!(ranks, [Some(1), None, Some(2), None]);
+        assert_eq!(rows[3].mean, Some(969.0 / 285.0));
     }
 }

@@ -16,6 +16,7 @@ use tokio::sync::Semaphore;
 
 use super::error::ServiceError;
 use super::live::{LiveCatalog, ScanReport};
+use super::ranking::{load_ranking_at, RankingView, RunRanking};
 use super::review::{GameInput, ReviewCaches, ReviewView, Subject};
 use super::stepchart::{step_chart, FirstChart, StepChart};
 use super::treerun::{self, TreeFormat};
@@ -168,6 +169,26 @@ impl QueryService {
         self.solve(move || {
             let oracle = run.oracle()?.with_solve_limit(limit);
             Ok(FirstChart::new(&run, &oracle.chart(first)?))
+        })
+        .await
+    }
+
+    /// The ranking of first guesses of run `name`: the rows of `words` when any are named,
+    /// else the best `top` (all for `None`). A finished run answers from memory; one still
+    /// running is read from its directory off the async threads, as `hakase ranking` reads it.
+    pub async fn ranking(
+        &self,
+        name: &str,
+        words: Vec<String>,
+        top: Option<usize>,
+    ) -> Result<RankingView, ServiceError> {
+        let run = self.run(name)?;
+        if let Some(ranking) = RunRanking::of_loaded(&run) {
+            return Ok(RankingView::select(&ranking, &words, top)?);
+        }
+        self.solve(move || {
+            let ranking = load_ranking_at(run.path.clone())?;
+            Ok(RankingView::select(&ranking, &words, top)?)
         })
         .await
     }

@@ -7,6 +7,7 @@
 //! | `POST /candidates` | same | every answer still possible |
 //! | `POST /chart` | same, optional `"first_guess"` | the chart of the current step |
 //! | `GET /tree` | `?run=R&format=json\|text` | the run's optimal tree |
+//! | `GET /ranking` | `?run=R&words=W1,W2&top=N` | first guesses with exact value and rank (`ranking` of docs/json.md) |
 //! | `POST /rescan` | | look for new or finished runs now |
 //! | `POST /review` | `{"run", "history"}`, or `"words"` with `"grid"` or `"answer"` | the game judged move by move (see [`super::review`]) |
 //!
@@ -27,6 +28,7 @@ use hakase_core::PatternStyle;
 use serde::{Deserialize, Serialize};
 
 use super::errors::ApiError;
+use crate::query::ranking::RankingView;
 use crate::query::stepchart::StepChart;
 use crate::query::treerun::TreeFormat;
 use crate::query::view::NextView;
@@ -43,6 +45,7 @@ pub fn routes() -> Router<Arc<QueryService>> {
         .route("/candidates", post(candidates))
         .route("/chart", post(chart))
         .route("/tree", get(tree))
+        .route("/ranking", get(ranking))
         .route("/rescan", post(rescan))
 }
 
@@ -215,6 +218,38 @@ async fn tree(
         .and_then(|run| service.tree(&run, format))
         .map_err(|e| ApiError::from(e).english_only())?;
     Ok(([(header::CONTENT_TYPE, mime)], text).into_response())
+}
+
+/// The query of `GET /ranking`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RankingParams {
+    /// The run.
+    #[serde(default)]
+    pub run: String,
+    /// First guesses to look up, separated by commas (none: the best `top`).
+    #[serde(default)]
+    pub words: String,
+    /// Rows when no word is named (absent: every row).
+    #[serde(default)]
+    pub top: Option<usize>,
+}
+
+/// `GET /ranking`: the exact value and rank of the words asked about, or the best rows,
+/// with the histogram of every exact value.
+async fn ranking(
+    State(service): Shared,
+    params: Result<QueryParams<RankingParams>, QueryRejection>,
+) -> Result<Json<RankingView>, ApiError> {
+    let QueryParams(params) = params?;
+    let words: Vec<String> = params
+        .words
+        .split([',', '、'])
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect();
+    Ok(Json(service.ranking(&params.run, words, params.top).await?))
 }
 
 /// `POST /rescan`: look for runs that appeared or finished, now.

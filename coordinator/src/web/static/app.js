@@ -58,6 +58,22 @@ const TEXT = {
     puzzleRevealed: (w) => `答えは ${w}。`,
     puzzleCandidates: "残っている答え",
     conflict: (m) => `この色の組み合わせは全部は正しくありえません: ${m} タイルを直し続けるか、「一手戻す」で戻ってください。`,
+    rankingTitle: "初手の順位（厳密な値）",
+    rankingWord: "調べる初手",
+    rankingLook: "調べる",
+    rankingRank: "順位",
+    rankingGuess: "初手",
+    rankingTotal: "合計手数",
+    rankingMean: "平均",
+    rankingOf: (r, n) => `${n} 個中 ${r} 位`,
+    rankingBound: "下界（この初手は最善になれないと証明済み。順位なし）",
+    rankingUnsettled: "まだ確定していません",
+    rankingCannotWin: "この初手では全ての答えを当てきれません",
+    rankingFound: (w, total, mean, place) => `${w}: 合計 ${total}${mean ? `（平均 ${mean}）` : ""} · ${place}`,
+    rankingCaption: (n, from, to) => `確定した ${n} 個の初手の合計手数の分布（${from}〜${to}）。緑: 最善、青: 調べた初手。`,
+    rankingNone: "この解には初手の順位がありません。",
+    rankingClaims: { rank_all: "全初手の厳密な値", listed: "指定した初手の厳密な値", best: "最善の初手のみ厳密、ほかは打ち切った下界（≥）" },
+    rankingProgress: (k, n) => `（途中: ${k}${n ? ` / ${n}` : ""} 確定）`,
     reviewTitle: "この対局を振り返る",
     reviewHint: "上で遊んだ対局が入っています。共有された絵文字（⬛🟨🟩）と単語を貼り付けても振り返れます。",
     reviewWords: "入力した単語（順に、空白区切り）",
@@ -158,6 +174,22 @@ const TEXT = {
     puzzleRevealed: (w) => `The answer is ${w}.`,
     puzzleCandidates: "Answers left",
     conflict: (m) => `These colours cannot all be right: ${m} Keep fixing tiles, or Undo.`,
+    rankingTitle: "Ranking of first guesses (exact values)",
+    rankingWord: "Look up a first guess",
+    rankingLook: "Look up",
+    rankingRank: "Rank",
+    rankingGuess: "First guess",
+    rankingTotal: "Total",
+    rankingMean: "Mean",
+    rankingOf: (r, n) => `rank ${r} of ${n}`,
+    rankingBound: "a proven lower bound (cut off: it cannot be the best; no rank)",
+    rankingUnsettled: "not settled yet",
+    rankingCannotWin: "cannot find every answer within the tries",
+    rankingFound: (w, total, mean, place) => `${w}: total ${total}${mean ? ` (mean ${mean})` : ""} · ${place}`,
+    rankingCaption: (n, from, to) => `How the totals of the ${n} settled first guesses spread (${from} to ${to}). Green: the best; blue: the guess looked up.`,
+    rankingNone: "This solution holds no ranking of first guesses.",
+    rankingClaims: { rank_all: "exact values of every first guess", listed: "exact values of the first guesses listed", best: "the best first guess exact, the others lower bounds (≥) where they were cut off" },
+    rankingProgress: (k, n) => `(in progress: ${k}${n ? ` of ${n}` : ""} settled)`,
     reviewTitle: "Review this game",
     reviewHint: "The game played above is filled in. You can also paste the emoji grid the game shares (⬛🟨🟩) with the words.",
     reviewWords: "Words you played (in order, separated by spaces)",
@@ -250,7 +282,9 @@ function errorText(e) {
 // The keys whose first argument is the step at fault.
 const STEP_KEYS = ["unknown_word", "bad_pattern", "no_answer_fits", "never_shown", "already_won", "hard_mode", "strict_mode"];
 
-function history(extra) {
+// Not named `history`: a global function of that name hides window.history (and with it
+// replaceState, so the address never followed the page).
+function playedSteps(extra) {
   const steps = state.steps.map((s) => ({ guess: s.guess, pattern: patternText(s.cells) }));
   if (extra) steps.push(extra);
   return steps;
@@ -277,6 +311,7 @@ function applyLanguage() {
   renderRunInfo();
   renderAdvice();
   renderChart();
+  renderRanking();
 }
 
 function renderRunInfo() {
@@ -451,7 +486,7 @@ function renderChart() {
 async function refresh() {
   setBusy(true);
   try {
-    const body = { run: state.run.name, history: history() };
+    const body = { run: state.run.name, history: playedSteps() };
     const [next, chart] = await Promise.all([api("next", body), api("chart", body)]);
     state.next = next;
     state.chart = chart;
@@ -545,6 +580,7 @@ async function chooseRun(name) {
     $("guess").lang = state.run.kana ? "ja" : "en";
   }
   renderRunInfo();
+  loadRanking();
   if (state.run) await refresh();
   else setBusy(false);
 }
@@ -600,6 +636,7 @@ async function main() {
   });
   $("apply-paste").addEventListener("click", applyPaste);
   setupReview();
+  setupRanking();
   $("run").addEventListener("change", (e) => chooseRun(e.target.value));
   try {
     state.runs = (await api("runs")).runs;
@@ -886,4 +923,169 @@ function setupReview() {
   $("review-run").addEventListener("click", runReview);
 }
 
+// ---- ranking ---------------------------------------------------------------------------
+
+// The run's ranking of first guesses: the best rows, a histogram of every exact total, and
+// a look-up of any first guess's exact value and rank (GET /api/v1/ranking).
+const RANKING_TOP = 20;
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+const ranking = { view: null, found: null, error: null };
+
+function rankingUrl(extra) {
+  return `ranking?run=${encodeURIComponent(state.run.name)}&${extra}`;
+}
+
+// Loads the best rows; `?opener=W` in the address looks W up too (a link to share).
+async function loadRanking() {
+  ranking.view = null;
+  ranking.found = null;
+  ranking.error = null;
+  if (state.run) {
+    try {
+      ranking.view = await api(rankingUrl(`top=${RANKING_TOP}`));
+    } catch (e) {
+      ranking.error = e;
+    }
+  }
+  const wanted = new URLSearchParams(location.search).get("opener");
+  if (wanted && ranking.view) {
+    $("ranking-word").value = wanted;
+    await lookUpOpener();
+    return;
+  }
+  renderRanking();
+  document.body.dataset.ranking = ranking.error ? "error" : "done";
+}
+
+async function lookUpOpener(event) {
+  if (event) event.preventDefault();
+  const word = normalizeWord($("ranking-word").value);
+  if (!state.run || !word) return;
+  $("ranking-word").value = word;
+  const url = new URL(location.href);
+  url.searchParams.set("opener", word);
+  history_replace(url);
+  document.body.dataset.ranking = "busy";
+  try {
+    const reply = await api(rankingUrl(`words=${encodeURIComponent(word)}`));
+    ranking.view = ranking.view || reply;
+    ranking.found = reply.rows[0] || null;
+    ranking.error = null;
+  } catch (e) {
+    ranking.found = null;
+    ranking.error = e;
+  }
+  renderRanking();
+  document.body.dataset.ranking = ranking.error ? "error" : "done";
+}
+
+// A row's total as shown: exact, "≥ bound", or a dash.
+function rankingTotal(row) {
+  if (row.total == null) return "—";
+  return row.exact ? String(row.total) : `≥ ${row.total}`;
+}
+
+function rankingPlace(row, view) {
+  if (row.rank != null) return t("rankingOf", row.rank, view.settled);
+  if (!row.settled) return t("rankingUnsettled");
+  if (row.total == null) return t("rankingCannotWin");
+  return t("rankingBound");
+}
+
+function renderRanking() {
+  const view = ranking.view;
+  const found = ranking.found;
+  const err = $("ranking-error");
+  err.hidden = !ranking.error;
+  err.textContent = ranking.error ? errorText(ranking.error) : "";
+  const claim = view ? t("rankingClaims")[view.scope] || view.claim : "";
+  const progress = view && !view.finished ? ` ${t("rankingProgress", view.settled, view.first_guesses)}` : "";
+  $("ranking-claim").textContent = view ? `${view.run}: ${claim}${progress}` : "";
+  const line = $("ranking-found");
+  line.hidden = !found;
+  if (found && view) {
+    const mean = found.mean == null ? "" : found.mean.toFixed(4);
+    line.textContent = t("rankingFound", found.guess, rankingTotal(found), mean, rankingPlace(found, view));
+  }
+  const body = $("ranking-table").tBodies[0];
+  body.replaceChildren();
+  const rows = view ? view.rows.slice() : [];
+  if (found && !rows.some((r) => r.guess === found.guess)) rows.push(found);
+  for (const row of rows) {
+    const tr = document.createElement("tr");
+    if (found && row.guess === found.guess) tr.className = "mark";
+    const cells = [row.rank == null ? "—" : String(row.rank), row.guess, rankingTotal(row), row.mean == null ? "" : row.mean.toFixed(4)];
+    cells.forEach((text, i) => {
+      const td = document.createElement("td");
+      td.textContent = text;
+      if (i !== 1) td.className = "num";
+      tr.appendChild(td);
+    });
+    body.appendChild(tr);
+  }
+  if (view && !view.rows.length && !ranking.error) {
+    const tr = document.createElement("tr");
+    const td = document.createElement("td");
+    td.colSpan = 4;
+    td.textContent = t("rankingNone");
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
+  renderHistogram(view, found);
+}
+
+// Bars of the histogram the server counted; the best bin green, the looked-up guess's blue.
+function renderHistogram(view, found) {
+  const figure = $("ranking-figure");
+  const svg = $("ranking-plot");
+  svg.replaceChildren();
+  const hist = view && view.histogram;
+  // A search for the best cuts most guesses off at a bound: its few exact values are no
+  // distribution.
+  figure.hidden = !hist || hist.counts.length < 2 || view.scope === "best";
+  if (figure.hidden) return;
+  const [width, height, left, bottom, top] = [360, 150, 28, 22, 8];
+  const plotW = width - left - 6;
+  const plotH = height - bottom - top;
+  const most = Math.max(...hist.counts);
+  const barW = plotW / hist.counts.length;
+  const markBin = found && found.exact && found.total != null
+    ? Math.floor((found.total - hist.from) / hist.width) : -1;
+  const add = (name, attrs, text) => {
+    const el = document.createElementNS(SVG_NS, name);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    if (text != null) el.textContent = text;
+    svg.appendChild(el);
+    return el;
+  };
+  hist.counts.forEach((count, i) => {
+    const h = most ? (count / most) * plotH : 0;
+    const lo = hist.from + i * hist.width;
+    const bar = add("rect", {
+      x: (left + i * barW + 0.5).toFixed(1), y: (top + plotH - h).toFixed(1),
+      width: Math.max(barW - 1, 1).toFixed(1), height: h.toFixed(1),
+      class: i === markBin ? "bar mark" : i === 0 ? "bar best" : "bar",
+    });
+    const range = hist.width > 1 ? `${lo}–${lo + hist.width - 1}` : `${lo}`;
+    const title = document.createElementNS(SVG_NS, "title");
+    title.textContent = `${range}: ${count}`;
+    bar.appendChild(title);
+  });
+  add("line", { x1: left, y1: top + plotH + 0.5, x2: width - 6, y2: top + plotH + 0.5, class: "axis" });
+  const last = hist.from + hist.counts.length * hist.width - 1;
+  const answers = view.answers || 1;
+  add("text", { x: left, y: height - 6 }, `${hist.from} (${(hist.from / answers).toFixed(3)})`);
+  add("text", { x: width - 6, y: height - 6, "text-anchor": "end" }, `${last} (${(last / answers).toFixed(3)})`);
+  add("text", { x: left - 4, y: top + 8, "text-anchor": "end" }, String(most));
+  add("text", { x: left - 4, y: top + plotH, "text-anchor": "end" }, "0");
+  const settled = hist.counts.reduce((a, b) => a + b, 0);
+  $("ranking-caption").textContent = t("rankingCaption", settled, hist.from, last);
+}
+
+function setupRanking() {
+  $("ranking-form").addEventListener("submit", lookUpOpener);
+}
+
+// Every part of the page is declared above: start.
 main().finally(setupPuzzles);
