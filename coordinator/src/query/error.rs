@@ -77,7 +77,9 @@ impl ServiceError {
             ServiceError::Query(_) | ServiceError::NoAnswerFits(_) | ServiceError::Review(_) => {
                 ErrorKind::Invalid
             }
-            ServiceError::Ranking(RankingError::UnknownWord { .. }) => ErrorKind::Invalid,
+            ServiceError::Ranking(
+                RankingError::UnknownWord { .. } | RankingError::NotListed { .. },
+            ) => ErrorKind::Invalid,
             ServiceError::Run(_) | ServiceError::Ranking(_) => ErrorKind::Precondition,
             ServiceError::ShuttingDown => ErrorKind::Unavailable,
             ServiceError::SolveFailed(_) | ServiceError::RescanFailed(_) => ErrorKind::Internal,

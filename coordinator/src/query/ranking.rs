@@ -251,6 +251,15 @@ pub enum RankingError {
         /// What the game said of it.
         error: hakase_core::Error,
     },
+    /// A word asked about is a guess, but not one of those a listed ranking ranks: it will
+    /// never have a value there.
+    #[error("{word} is not among the {listed} first guesses this run ranks")]
+    NotListed {
+        /// The word, as the game writes it.
+        word: String,
+        /// How many the run ranks.
+        listed: usize,
+    },
 }
 
 impl RunRanking {
@@ -314,6 +323,14 @@ impl RunRanking {
                             error,
                         })?;
                 let text = self.game.guess_text(guess);
+                if let RunScope::Listed(list) = &self.scope {
+                    if list.binary_search(&guess).is_err() {
+                        return Err(RankingError::NotListed {
+                            word: text.to_string(),
+                            listed: list.len(),
+                        });
+                    }
+                }
                 Ok(by_guess
                     .get(text)
                     .map_or_else(|| RankedGuess::unsettled(text), |r| (*r).clone()))
@@ -462,6 +479,45 @@ mod tests {
         assert_eq!(
             (rows[4].total, rows[4].mean, rows[4].exact),
             (Some(971), None, false)
+        );
+    }
+
+    #[test]
+    fn a_listed_ranking_refuses_words_outside_its_list() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let values = [FirstGuessValue {
+            guess: 3,
+            outcome: Outcome::Exact {
+                value: 970,
+                guess: 3,
+            },
+        }];
+        let ranking = RunRanking {
+            name: "listed".into(),
+            path: PathBuf::from("listed"),
+            rows: ranked(&game, &values),
+            config: SolverConfig::default(),
+            scope: RunScope::Listed(vec![3, 5]),
+            first_guesses: 2,
+            finished: false,
+            guesses_left: 10,
+            game,
+        };
+        let word = |id| ranking.game.guess_text(id).to_string();
+        let rows = ranking.rows_of(&[word(3), word(5)]).expect("listed words");
+        assert_eq!(
+            rows.iter()
+                .map(|r| (r.settled, r.total, r.rank))
+                .collect::<Vec<_>>(),
+            [(true, Some(970), Some(1)), (false, None, None)]
+        );
+        let err = ranking.rows_of(&[word(4)]).expect_err("not listed");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "{} is not among the 2 first guesses this run ranks",
+                word(4)
+            )
         );
     }
 

@@ -67,6 +67,7 @@ const TEXT = {
     rankingMean: "平均",
     rankingOf: (r, n) => `${n} 個中 ${r} 位`,
     rankingBound: "下界（この初手は最善になれないと証明済み。順位なし）",
+    rankingUnranked: "厳密な値。ただし下界で打ち切った初手がこれより良い可能性があり、順位は不明",
     rankingUnsettled: "まだ確定していません",
     rankingCannotWin: "この初手では全ての答えを当てきれません",
     rankingFound: (w, total, mean, place) => `${w}: 合計 ${total}${mean ? `（平均 ${mean}）` : ""} · ${place}`,
@@ -183,6 +184,7 @@ const TEXT = {
     rankingMean: "Mean",
     rankingOf: (r, n) => `rank ${r} of ${n}`,
     rankingBound: "a proven lower bound (cut off: it cannot be the best; no rank)",
+    rankingUnranked: "exact, but not ranked: a guess cut off at a lower bound may be worth less",
     rankingUnsettled: "not settled yet",
     rankingCannotWin: "cannot find every answer within the tries",
     rankingFound: (w, total, mean, place) => `${w}: total ${total}${mean ? ` (mean ${mean})` : ""} · ${place}`,
@@ -990,7 +992,7 @@ function rankingPlace(row, view) {
   if (row.rank != null) return t("rankingOf", row.rank, view.settled);
   if (!row.settled) return t("rankingUnsettled");
   if (row.total == null) return t("rankingCannotWin");
-  return t("rankingBound");
+  return row.exact ? t("rankingUnranked") : t("rankingBound");
 }
 
 function renderRanking() {
