@@ -402,7 +402,10 @@ fn ranking_prints_every_first_guess_with_its_exact_value_and_rank() {
     let truth = solver.solve_game(hakase_core::solver::FirstGuesses::RankAll, &|_| {});
     let tsv = run(&["ranking", "--run", "all", "--format", "tsv"]);
     let lines: Vec<&str> = tsv.lines().collect();
-    assert_eq!(lines[0], "rank\tguess\ttotal\tmean\texact\tsettled");
+    assert_eq!(
+        lines[0],
+        "rank\tguess\ttotal\tmean\texact\tsettled\tunchecked"
+    );
     assert_eq!(lines.len(), truth.ranking.len() + 1);
     for line in &lines[1..] {
         let cells: Vec<&str> = line.split('\t').collect();
@@ -420,7 +423,7 @@ fn ranking_prints_every_first_guess_with_its_exact_value_and_rank() {
             .count();
         assert_eq!(cells[0], (better + 1).to_string(), "{line}");
         assert_eq!(cells[2], value.to_string(), "{line}");
-        assert_eq!(cells[4..], ["true", "true"], "{line}");
+        assert_eq!(cells[4..], ["true", "true", "false"], "{line}");
     }
     let words = run(&[
         "ranking",

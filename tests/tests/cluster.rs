@@ -215,6 +215,35 @@ fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
         !named.contains(&doc["first_guess"]),
         "the best is always re-run"
     );
+    // `hakase ranking` marks the same rows, read from the stored audit. Exact rows too: a
+    // tree proves that its total is reached, not that no strategy does better.
+    let ranking = std::process::Command::new(hakase_bin())
+        .args(["ranking", "--json", "--run"])
+        .arg(&db)
+        .output()
+        .expect("hakase ranking");
+    assert!(ranking.status.success(), "{ranking:?}");
+    let ranking: serde_json::Value = serde_json::from_slice(&ranking.stdout).expect("JSON");
+    let rows = ranking["rows"].as_array().expect("rows");
+    let marked: Vec<&serde_json::Value> = rows
+        .iter()
+        .filter(|r| r["unchecked"] == true)
+        .map(|r| &r["guess"])
+        .collect();
+    let mut named_sorted: Vec<&serde_json::Value> = named.iter().collect();
+    let key = |v: &&serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    named_sorted.sort_by_key(key);
+    let mut marked_sorted = marked.clone();
+    marked_sorted.sort_by_key(key);
+    assert_eq!(marked_sorted, named_sorted, "{ranking}");
+    if !named.is_empty() {
+        assert!(
+            ranking["claim"]
+                .as_str()
+                .is_some_and(|c| c.ends_with("nobody re-ran, marked *")),
+            "{ranking}"
+        );
+    }
     assert!(
         events.iter().any(|e| e.recheck),
         "the runner-up's re-run is marked in the job logs"

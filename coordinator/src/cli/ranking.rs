@@ -75,19 +75,20 @@ impl Ranking {
     }
 }
 
-/// Every row as tab-separated values: rank, guess, total, mean, exact, settled.
+/// Every row as tab-separated values: rank, guess, total, mean, exact, settled, unchecked.
 fn write_tsv(out: &mut dyn Write, rows: &[RankedGuess]) -> Result<()> {
-    writeln!(out, "rank\tguess\ttotal\tmean\texact\tsettled")?;
+    writeln!(out, "rank\tguess\ttotal\tmean\texact\tsettled\tunchecked")?;
     for row in rows {
         writeln!(
             out,
-            "{}\t{}\t{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}",
             row.rank.map_or_else(String::new, |r| r.to_string()),
             row.guess,
             row.total.map_or_else(String::new, |t| t.to_string()),
             row.mean.map_or_else(String::new, |m| format!("{m:.6}")),
             row.exact,
-            row.settled
+            row.settled,
+            row.unchecked
         )?;
     }
     Ok(())

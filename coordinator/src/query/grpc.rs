@@ -205,6 +205,7 @@ fn ranking_reply(view: RankingView) -> RankingReply {
                 mean: r.mean,
                 exact: r.exact,
                 settled: r.settled,
+                unchecked: r.unchecked,
             })
             .collect(),
     }

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use hakase_core::solver::{FirstGuessValue, SolverConfig, INFEASIBLE};
-use hakase_core::Game;
+use hakase_core::{Game, GuessId};
 use serde::Serialize;
 
 use crate::output::{plural, Table, View};
@@ -59,6 +59,10 @@ pub struct RankedGuess {
     pub exact: bool,
     /// False for a guess asked about that the run has not settled yet (no value at all).
     pub settled: bool,
+    /// True when the value rests on a worker's claim that the coordinator's audit did not
+    /// re-run. An exact value can: its tree, verified on arrival, proves that the total is
+    /// reached, not that no strategy does better.
+    pub unchecked: bool,
 }
 
 /// A ranking as every front end shows it (`hakase ranking`, `query --opener`, the gRPC
@@ -207,6 +211,7 @@ impl RankedGuess {
             mean: None,
             exact: false,
             settled: false,
+            unchecked: false,
         }
     }
 
@@ -214,7 +219,9 @@ impl RankedGuess {
     pub fn total_cell(&self) -> String {
         match (self.settled, self.total, self.exact) {
             (false, _, _) => "not settled".to_string(),
+            (true, Some(t), true) if self.unchecked => format!("{t} *"),
             (true, Some(t), true) => t.to_string(),
+            (true, Some(t), false) if self.unchecked => format!("≥ {t} *"),
             (true, Some(t), false) => format!("≥ {t}"),
             (true, None, _) => "cannot win".to_string(),
         }
@@ -267,7 +274,7 @@ impl RunRanking {
     /// has no solution, whose values are then on disk only (see [`load_ranking`]).
     pub fn of_loaded(run: &LoadedRun) -> Option<RunRanking> {
         let solution = run.solution.as_ref()?;
-        let rows = ranked(&run.game, &solution.ranking);
+        let rows = ranked(&run.game, &solution.ranking, &run.unchecked);
         Some(RunRanking {
             name: run.name.clone(),
             path: run.path.clone(),
@@ -289,15 +296,24 @@ impl RunRanking {
             (false, 0) => format!(" so far ({settled} settled; in progress)"),
             (false, total) => format!(" so far ({settled} of {total} settled; in progress)"),
         };
+        let unchecked = self.rows.iter().filter(|r| r.unchecked).count();
+        let marks = if unchecked == 0 {
+            String::new()
+        } else {
+            format!(
+                "; {} on a worker claim nobody re-ran, marked *",
+                plural(unchecked as u64, "row rests", "rows rest")
+            )
+        };
         match &self.scope {
-            RunScope::RankAll => format!("exact values of every first guess{state}"),
+            RunScope::RankAll => format!("exact values of every first guess{state}{marks}"),
             RunScope::Listed(list) => format!(
-                "exact values of the {} listed{state}",
+                "exact values of the {} listed{state}{marks}",
                 plural(list.len() as u64, "first guess", "first guesses")
             ),
             RunScope::Best => format!(
                 "the best first guess exact, the others proven lower bounds (≥) where they \
-                 were cut off{state}"
+                 were cut off{state}{marks}"
             ),
         }
     }
@@ -352,10 +368,11 @@ pub fn load_ranking_at(path: PathBuf) -> Result<RunRanking, RankingError> {
         Ok(RunRecords {
             manifest,
             solution: Some(solution),
+            unchecked,
             ..
         }) => {
             let game = rebuild_game(&path, &manifest.game, &manifest.fingerprint)?;
-            let rows = ranked(&game, &solution.ranking);
+            let rows = ranked(&game, &solution.ranking, &unchecked);
             Ok(RunRanking {
                 name,
                 path,
@@ -388,7 +405,7 @@ pub fn load_ranking_at(path: PathBuf) -> Result<RunRanking, RankingError> {
                 first_guesses,
                 finished: false,
                 guesses_left,
-                rows: ranked(&game, &values),
+                rows: ranked(&game, &values, &[]),
                 game,
             })
         }
@@ -398,7 +415,7 @@ pub fn load_ranking_at(path: PathBuf) -> Result<RunRanking, RankingError> {
             let game = rebuild_game(&path, &file.game, &file.fingerprint)?;
             Ok(RunRanking {
                 name,
-                rows: ranked(&game, &file.values),
+                rows: ranked(&game, &file.values, &[]),
                 game,
                 config: file.config,
                 scope: file.scope,
@@ -416,7 +433,9 @@ pub fn load_ranking_at(path: PathBuf) -> Result<RunRanking, RankingError> {
 /// ranks, bounds none. An exact value above some lower bound gets none either: the guess
 /// cut off there may be worth less, so its place is not known (a run that searched for the
 /// best first guess, or one in progress, has such values).
-pub fn ranked(game: &Game, values: &[FirstGuessValue]) -> Vec<RankedGuess> {
+/// `unchecked` (ascending ids) are the guesses whose row rests on a worker claim nobody
+/// re-ran.
+pub fn ranked(game: &Game, values: &[FirstGuessValue], unchecked: &[GuessId]) -> Vec<RankedGuess> {
     let answers = game.answers().len().max(1) as f64;
     let mut exact_values: Vec<u32> = values
         .iter()
@@ -444,6 +463,7 @@ pub fn ranked(game: &Game, values: &[FirstGuessValue]) -> Vec<RankedGuess> {
                 mean: total.filter(|_| exact).map(|t| f64::from(t) / answers),
                 exact,
                 settled: true,
+                unchecked: unchecked.binary_search(&v.guess).is_ok(),
             }
         })
         .collect()
@@ -472,7 +492,7 @@ mod tests {
                 outcome: Outcome::AtLeast(971),
             },
         ];
-        let rows = ranked(&game, &values);
+        let rows = ranked(&game, &values, &[]);
         let ranks: Vec<Option<usize>> = rows.iter().map(|r| r.rank).collect();
         assert_eq!(ranks, [Some(1), Some(2), Some(2), Some(4), None]);
         assert_eq!(rows[0].mean, Some(964.0 / 285.0));
@@ -495,7 +515,7 @@ mod tests {
         let ranking = RunRanking {
             name: "listed".into(),
             path: PathBuf::from("listed"),
-            rows: ranked(&game, &values),
+            rows: ranked(&game, &values, &[]),
             config: SolverConfig::default(),
             scope: RunScope::Listed(vec![3, 5]),
             first_guesses: 2,
@@ -551,7 +571,7 @@ mod tests {
                 },
             },
         ];
-        let rows = ranked(&game, &values);
+        let rows = ranked(&game, &values, &[]);
         let ranks: Vec<Option<usize>> = rows.iter().map(|r| r.rank).collect();
         // 965 ties at worst with the guess bounded by 965; 969 may have that guess below it.
         assert_eq!(ranks, [Some(1), None, Some(2), None]);

@@ -104,6 +104,7 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         first,
         game,
         damage: Default::default(),
+        unchecked: Vec::new(),
     })
 }
 

@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 
 use hakase_core::presets::load_preset;
 use hakase_core::solver::Solution;
-use hakase_core::{FeedbackTable, Game};
+use hakase_core::{FeedbackTable, Game, GuessId};
 use hakase_worker::sled_guard::{self, SledDamage};
 
-use super::layout::{DAMAGE_KEY, MANIFEST_KEY, META_TREE, SOLUTION_KEY};
+use super::layout::{AUDIT_KEY, DAMAGE_KEY, MANIFEST_KEY, META_TREE, SOLUTION_KEY};
 use super::locate::{is_run_dir, resolve, run_dirs, run_name};
 use super::records::{Damage, Manifest, RunScope};
 use super::{custom, first, RunError};
+use crate::cluster::audit::AuditSummary;
 
 /// A run read into memory: its manifest, its game rebuilt from the preset, and its solution.
 pub struct LoadedRun {
@@ -35,6 +36,9 @@ pub struct LoadedRun {
     /// What its opens found damaged and recomputed, so that a listing can say so long after
     /// the resume that printed it.
     pub damage: Damage,
+    /// The first guesses whose stored row rests on an unchecked worker claim (ascending ids;
+    /// empty for embedded runs, whose workers are trusted).
+    pub unchecked: Vec<GuessId>,
 }
 
 impl LoadedRun {
@@ -59,6 +63,7 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
         solution,
         first,
         damage,
+        unchecked,
     } = read_records(path)?;
     let game = rebuild_game(path, &manifest.game, &manifest.fingerprint)?;
     // A ranking of chosen first guesses is optimal only given its best one, as a --first run
@@ -80,6 +85,7 @@ pub fn load_path(path: &Path) -> Result<LoadedRun, RunError> {
         solution,
         first,
         damage,
+        unchecked,
     })
 }
 
@@ -135,7 +141,7 @@ pub fn read_records(path: &Path) -> Result<RunRecords, RunError> {
     // a moment before concluding that a writer holds the run.
     let config = sled::Config::new().path(path).flush_every_ms(None);
     let db = sled_guard::open_config(&config).map_err(open_err)?;
-    let (manifest, solution, first, damage) = sled_guard::isolate(|| {
+    let (manifest, solution, first, damage, audit) = sled_guard::isolate(|| {
         let meta = db.open_tree(META_TREE)?;
         let first = first::read_first(&db)?;
         Ok::<_, sled::Error>((
@@ -143,6 +149,7 @@ pub fn read_records(path: &Path) -> Result<RunRecords, RunError> {
             meta.get(SOLUTION_KEY)?,
             first,
             meta.get(DAMAGE_KEY)?,
+            meta.get(AUDIT_KEY)?,
         ))
     })
     .map_err(open_err)?;
@@ -162,10 +169,20 @@ pub fn read_records(path: &Path) -> Result<RunRecords, RunError> {
         }
         None => None,
     };
+    // The marks must not be lost silently: an unreadable audit refuses the run.
+    let unchecked = match audit {
+        Some(bytes) => {
+            serde_json::from_slice::<AuditSummary>(&bytes)
+                .map_err(|e| corrupt("the audit", e))?
+                .unchecked_guesses
+        }
+        None => Vec::new(),
+    };
     Ok(RunRecords {
         manifest,
         solution,
         first,
+        unchecked,
         // An unreadable account of damage is itself no reason to refuse the run.
         damage: damage
             .and_then(|bytes| serde_json::from_slice(&bytes).ok())
@@ -183,6 +200,9 @@ pub struct RunRecords {
     pub first: Option<String>,
     /// The damage its opens found (and recomputed), summed over them.
     pub damage: Damage,
+    /// The first guesses (ascending ids) whose stored row rests on a worker claim the
+    /// coordinator's audit did not re-run (see [`AuditSummary::unchecked_guesses`]).
+    pub unchecked: Vec<GuessId>,
 }
 
 /// Every run under `data` (see [`run_dirs`]). Runs that cannot be read are listed with their

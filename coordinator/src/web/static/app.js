@@ -985,7 +985,9 @@ async function lookUpOpener(event) {
 // A row's total as shown: exact, "≥ bound", or a dash.
 function rankingTotal(row) {
   if (row.total == null) return "—";
-  return row.exact ? String(row.total) : `≥ ${row.total}`;
+  // `*`: a row resting on a worker claim the audit did not re-run (the claim says so).
+  const mark = row.unchecked ? " *" : "";
+  return row.exact ? `${row.total}${mark}` : `≥ ${row.total}${mark}`;
 }
 
 function rankingPlace(row, view) {
