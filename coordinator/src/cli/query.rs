@@ -122,18 +122,18 @@ impl Query {
             ranking.first_guesses
         };
         for row in &view.rows {
-            let place = match (row.rank, row.settled, row.exact, row.total) {
+            if !row.settled {
+                writeln!(out, "{}: not settled yet", row.guess)?;
+                continue;
+            }
+            let place = match (row.rank, row.exact, row.total) {
                 (Some(rank), ..) => format!("rank {rank} of {}", ranking.settled()),
-                (None, false, ..) => {
-                    writeln!(out, "{}: not settled yet", row.guess)?;
-                    continue;
-                }
-                (None, true, true, _) => {
+                (None, true, _) => {
                     "exact, not ranked: a guess cut off at a lower bound may be worth less"
                         .to_string()
                 }
-                (None, true, false, Some(_)) => "a proven lower bound, not ranked".to_string(),
-                (None, true, false, None) => "not ranked".to_string(),
+                (None, false, Some(_)) => "a proven lower bound, not ranked".to_string(),
+                (None, false, None) => "not ranked".to_string(),
             };
             let mean = row
                 .mean

@@ -9,14 +9,14 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use hakase_core::solver::{FirstGuessValue, SolverConfig, INFEASIBLE};
+use hakase_core::solver::{FirstGuessValue, Solution, SolverConfig, INFEASIBLE};
 use hakase_core::{Game, GuessId};
 use serde::Serialize;
 
 use crate::output::{plural, Table, View};
 use crate::runs::ranking_file::{self, RankingFileError};
 use crate::runs::read::{read_records, rebuild_game, RunRecords};
-use crate::runs::{resolve, run_name, LoadedRun, RunError, RunScope};
+use crate::runs::{resolve, run_name, LoadedRun, Manifest, RunError, RunScope};
 
 /// A run's ranking, read without holding the run.
 #[derive(Debug, Clone)]
@@ -274,18 +274,37 @@ impl RunRanking {
     /// has no solution, whose values are then on disk only (see [`load_ranking`]).
     pub fn of_loaded(run: &LoadedRun) -> Option<RunRanking> {
         let solution = run.solution.as_ref()?;
-        let rows = ranked(&run.game, &solution.ranking, &run.unchecked);
-        Some(RunRanking {
-            name: run.name.clone(),
-            path: run.path.clone(),
-            game: run.game.clone(),
-            config: run.manifest.config.clone(),
-            scope: run.manifest.scope.clone(),
+        Some(RunRanking::finished(
+            run.name.clone(),
+            run.path.clone(),
+            run.game.clone(),
+            &run.manifest,
+            solution,
+            &run.unchecked,
+        ))
+    }
+
+    /// The ranking of a finished run: its stored solution's, every row final.
+    fn finished(
+        name: String,
+        path: PathBuf,
+        game: Game,
+        manifest: &Manifest,
+        solution: &Solution,
+        unchecked: &[GuessId],
+    ) -> RunRanking {
+        let rows = ranked(&game, &solution.ranking, unchecked);
+        RunRanking {
+            name,
+            path,
+            game,
+            config: manifest.config.clone(),
+            scope: manifest.scope.clone(),
             first_guesses: rows.len(),
             finished: true,
             guesses_left: solution.guesses_left,
             rows,
-        })
+        }
     }
 
     /// What the values may claim, in words.
@@ -372,18 +391,9 @@ pub fn load_ranking_at(path: PathBuf) -> Result<RunRanking, RankingError> {
             ..
         }) => {
             let game = rebuild_game(&path, &manifest.game, &manifest.fingerprint)?;
-            let rows = ranked(&game, &solution.ranking, &unchecked);
-            Ok(RunRanking {
-                name,
-                path,
-                config: manifest.config,
-                scope: manifest.scope,
-                first_guesses: rows.len(),
-                finished: true,
-                guesses_left: solution.guesses_left,
-                rows,
-                game,
-            })
+            Ok(RunRanking::finished(
+                name, path, game, &manifest, &solution, &unchecked,
+            ))
         }
         Ok(RunRecords {
             manifest,
