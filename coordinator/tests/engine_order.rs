@@ -105,6 +105,7 @@ fn any_completion_order_gives_the_solvers_result() {
     for seed in [1, 2, 3] {
         let plan = PlanParams {
             whole_first: false,
+            split_tail: 0,
             rank_all: false,
             inline_max: 3,
             split_min: usize::MAX,
@@ -139,6 +140,7 @@ fn second_move_jobs_give_the_solvers_result() {
     for (seed, split_min, window) in [(4, 10, 1), (5, 16, 3), (6, 25, 8)] {
         let plan = PlanParams {
             whole_first: false,
+            split_tail: 0,
             rank_all: false,
             inline_max: 2,
             split_min,
@@ -162,6 +164,7 @@ fn the_worst_case_objective_deepens_like_the_solver() {
     let expected = essentials(&reference("pokemon-gen:1", &config));
     let plan = PlanParams {
         whole_first: false,
+        split_tail: 0,
         rank_all: false,
         inline_max: 4,
         split_min: 30,
@@ -169,4 +172,34 @@ fn the_worst_case_objective_deepens_like_the_solver() {
     };
     let got = run_shuffled("pokemon-gen:1", config, plan, 7);
     assert_eq!(essentials(&got), expected);
+}
+
+/// A ranking cuts its last first guesses into part jobs, and their largest parts into slice
+/// jobs over runs of second guesses (the defaults: the last 16, parts of at least 64 of
+/// Generation 1's 151 answers): every first guess still gets the in-memory value.
+#[test]
+fn a_ranking_whose_tail_is_cut_into_slices_gives_the_in_memory_values() {
+    let config = SolverConfig::default();
+    let game = load_preset("pokemon-gen:1").expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, config.clone(), 1_000_000);
+    let expected = solver.solve_game(FirstGuesses::RankAll, &|_| {});
+    // The tail holds a part large enough to be sliced, so slices are what this checks.
+    let root = solver.root(game.tries());
+    let order = solver.guess_order(&root).guesses;
+    let sliced = order[order.len() - 16..].iter().any(|first| {
+        hakase_core::history::partition(&table, first.guess, &root.candidates)
+            .iter()
+            .any(|(_, part)| part.len() >= 64)
+    });
+    assert!(sliced, "no part of the tail is large enough to be sliced");
+    let plan = PlanParams {
+        rank_all: true,
+        ..PlanParams::default()
+    };
+    for seed in [11, 12] {
+        let got = run_shuffled("pokemon-gen:1", config.clone(), plan, seed);
+        assert_eq!(got.ranking, expected.ranking, "seed {seed}");
+        assert_eq!(got.best, expected.best, "seed {seed}");
+    }
 }

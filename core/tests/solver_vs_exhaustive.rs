@@ -6,7 +6,9 @@ use std::collections::HashMap;
 
 use hakase_core::presets::species;
 use hakase_core::solver::hard::HardState;
-use hakase_core::solver::{FirstGuesses, Mode, Node, Objective, Solver, SolverConfig, INFEASIBLE};
+use hakase_core::solver::{
+    FirstGuesses, Mode, Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE,
+};
 use hakase_core::{feedback, FeedbackTable, Pattern, PatternStyle};
 use hakase_core::{AnswerId, Game, GuessId, WordListInput};
 use rand::rngs::StdRng;
@@ -551,4 +553,93 @@ fn hard_mode_nodes_below_clues_match_plain_search() {
         }
     }
     assert!(checked > 20, "too few nodes checked: {checked}");
+}
+
+/// A slice of a node's search order (what a second-move job of a distributed search asks)
+/// is worth the least of its guesses' plain values: exact below the cutoff, a bound at or
+/// above it, and over slices covering the whole order the node's own value.
+#[test]
+fn slices_of_the_search_order_match_plain_search() {
+    let mut rng = StdRng::seed_from_u64(3131);
+    let mut checked = 0;
+    for round in 0..6 {
+        let game = random_pokemon_game(&mut rng);
+        let table = FeedbackTable::build(&game);
+        let solver = Solver::new(&game, &table, SolverConfig::default(), 1 << 14);
+        let mut plain = Exhaustive::new(&game, Mode::Normal);
+        let everything = plain.everything();
+        let all = game.all_answers();
+        let first = rng.gen_range(0..game.guesses().len()) as GuessId;
+        // The root, and the largest part after a random first guess.
+        let mut nodes = vec![(all.clone(), game.tries())];
+        if let Some((_, part)) = plain
+            .parts(&all, first)
+            .into_iter()
+            .max_by_key(|p| p.1.len())
+        {
+            nodes.push((part, game.tries() - 1));
+        }
+        for (set, depth) in nodes {
+            let node = Node {
+                candidates: set.clone(),
+                guesses_left: depth.min(set.len() as u32),
+                hard: HardState::default(),
+            };
+            let order = solver.guess_order(&node).guesses;
+            let value_of = |plain: &mut Exhaustive, g: GuessId| -> u32 {
+                let mut sum = set.len() as u32;
+                for (_, part) in plain.parts(&set, g) {
+                    let v = plain.total(&part, node.guesses_left - 1, &everything);
+                    if v == INF {
+                        return INFEASIBLE;
+                    }
+                    sum += v;
+                }
+                sum
+            };
+            let values: Vec<u32> = order
+                .iter()
+                .map(|b| value_of(&mut plain, b.guess))
+                .collect();
+            let mut from = 0;
+            let mut least = INFEASIBLE;
+            while from < order.len() {
+                let to = (from + rng.gen_range(1..6)).min(order.len() + 1);
+                let truth = values[from..to.min(order.len())].iter().copied().min();
+                let truth = truth.unwrap_or(INFEASIBLE);
+                least = least.min(truth);
+                let label = format!("game {round}, {} answers, slice {from}..{to}", set.len());
+                match solver.evaluate_slice(&node, from..to, INFEASIBLE) {
+                    Outcome::Exact { value, guess } => {
+                        assert_eq!(value, truth, "{label}");
+                        let at = order
+                            .iter()
+                            .position(|b| b.guess == guess)
+                            .expect("in order");
+                        assert!((from..to).contains(&at), "{label}: guess from outside");
+                        assert_eq!(values[at], value, "{label}: the guess named");
+                    }
+                    Outcome::AtLeast(bound) => assert_eq!(truth, INFEASIBLE, "{label}: {bound}"),
+                }
+                // Under a cutoff at the truth, only a bound at or above it, never above the truth
+                // by the solver's contract of proven bounds.
+                if truth < INFEASIBLE {
+                    let cut = solver.evaluate_slice(&node, from..to, truth);
+                    assert!(!cut.is_exact() && cut.value() >= truth, "{label}: {cut:?}");
+                    assert!(
+                        cut.value() <= truth,
+                        "{label}: bound {cut:?} above the truth"
+                    );
+                }
+                checked += 1;
+                from = to;
+            }
+            let whole = solver.evaluate(&node, INFEASIBLE).value();
+            assert_eq!(
+                least, whole,
+                "game {round}: the slices' least is the node's value"
+            );
+        }
+    }
+    assert!(checked > 20, "only {checked} slices checked");
 }

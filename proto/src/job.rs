@@ -45,8 +45,17 @@ impl fmt::Display for JobId {
 pub enum JobKind {
     /// The value of the node (a first-move job: a part after a first guess).
     Node,
-    /// The value of playing this guess at the node (a second-move job).
+    /// The value of playing this guess at the node (a whole first-guess job).
     Guess(GuessId),
+    /// The least value over the guesses at positions `from..to` of the node's search order
+    /// ([`hakase_core::solver::Solver::guess_order`]): a second-move job over a run of second
+    /// guesses, so that the guesses of one huge part are shared among workers.
+    Slice {
+        /// The first position.
+        from: u32,
+        /// One past the last position.
+        to: u32,
+    },
 }
 
 /// A subproblem, without its cutoff.
@@ -72,6 +81,11 @@ impl JobSpec {
                 h.update(&[2]);
                 h.update(&g.to_le_bytes());
             }
+            JobKind::Slice { from, to } => {
+                h.update(&[3]);
+                h.update(&from.to_le_bytes());
+                h.update(&to.to_le_bytes());
+            }
         }
         h.update(&self.node.guesses_left.to_le_bytes());
         for green in self.node.hard.greens {
@@ -89,9 +103,10 @@ impl JobSpec {
 
     /// The wire form, with cutoff `beta`.
     pub fn to_proto(&self, id: JobId, beta: u32) -> v1::Job {
-        let (kind, guess) = match self.kind {
-            JobKind::Node => (v1::JobKind::Node, 0),
-            JobKind::Guess(g) => (v1::JobKind::Guess, g),
+        let (kind, guess, (slice_from, slice_to)) = match self.kind {
+            JobKind::Node => (v1::JobKind::Node, 0, (0, 0)),
+            JobKind::Guess(g) => (v1::JobKind::Guess, g, (0, 0)),
+            JobKind::Slice { from, to } => (v1::JobKind::Slice, 0, (from, to)),
         };
         v1::Job {
             id: id.to_bytes().to_vec(),
@@ -103,6 +118,8 @@ impl JobSpec {
             beta,
             first_index: 0,
             recheck: false,
+            slice_from,
+            slice_to,
         }
     }
 
@@ -121,6 +138,19 @@ impl JobSpec {
                     return Err(ProtoError::invalid("guess", "out of range"));
                 }
                 JobKind::Guess(job.guess)
+            }
+            Ok(v1::JobKind::Slice) => {
+                // A node's search order holds each allowed guess at most once.
+                if job.slice_from >= job.slice_to || job.slice_to as usize > guesses {
+                    return Err(ProtoError::invalid(
+                        "slice",
+                        "not a run of positions in the search order",
+                    ));
+                }
+                JobKind::Slice {
+                    from: job.slice_from,
+                    to: job.slice_to,
+                }
             }
             _ => return Err(ProtoError::invalid("kind", "unknown job kind")),
         };

@@ -1,7 +1,7 @@
 //! Messages from the network are hostile until checked: arbitrary bytes decoded as a job or
 //! a result, and fields set to anything, must give a value or a typed error, never a panic.
 
-use hakase_proto::job::{JobAnswer, JobSpec};
+use hakase_proto::job::{JobAnswer, JobKind, JobSpec};
 use hakase_proto::v1;
 use proptest::prelude::*;
 use prost::Message;
@@ -34,11 +34,14 @@ proptest! {
         guesses_left in any::<u32>(),
         beta in any::<u32>(),
         candidates in proptest::collection::vec(0u32..400, 0..80),
+        slice in (any::<u32>(), any::<u32>()),
     ) {
         let job = v1::Job {
             id,
             kind,
             guess,
+            slice_from: slice.0,
+            slice_to: slice.1,
             guesses_left,
             beta,
             candidates,
@@ -48,6 +51,9 @@ proptest! {
             // What is accepted stays within the game.
             prop_assert!(spec.node.candidates.iter().all(|&a| (a as usize) < ANSWERS));
             prop_assert!(spec.node.guesses_left <= 64);
+            if let JobKind::Slice { from, to } = spec.kind {
+                prop_assert!(from < to && (to as usize) <= GUESSES);
+            }
         }
     }
 

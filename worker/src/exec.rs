@@ -98,6 +98,14 @@ pub fn solve_job(solver: &Solver<'_>, spec: &JobSpec, beta: u32) -> JobAnswer {
             };
             (outcome, tree)
         }
+        JobKind::Slice { from, to } => {
+            let outcome = solver.evaluate_slice(&spec.node, from as usize..to as usize, beta);
+            let tree = match outcome {
+                Outcome::Exact { guess, .. } => solver.tree_with_first(&spec.node, guess),
+                Outcome::AtLeast(_) => None,
+            };
+            (outcome, tree)
+        }
     };
     // An exact value without a tree would be a solver bug; report a bound instead of a
     // result the coordinator cannot use.

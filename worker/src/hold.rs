@@ -20,6 +20,10 @@ pub const MAX_PER_SLOT: usize = 64;
 /// a 2-core machine is taken from the workers.
 const WORK_PER_SLOT: Duration = Duration::from_millis(64);
 
+/// Jobs held per slot when the mean job outlasts [`WORK_PER_SLOT`]: the one running and the
+/// next.
+const LONG_PER_SLOT: usize = 2;
+
 /// Weight of the newest job in the running mean of job times.
 const NEWEST_WEIGHT: f64 = 1.0 / 16.0;
 
@@ -56,6 +60,11 @@ impl Hold {
             return self.slots;
         }
         let per_slot = match self.mean_secs {
+            // Jobs that outlast what a slot holds (slices of a huge part, a ranking's first
+            // guesses): one waiting per slot hides the round trip, and 16 would keep them from
+            // idle workers (two one-thread workers on one split first guess: one took every
+            // queued slice while the other waited).
+            Some(mean) if mean > WORK_PER_SLOT.as_secs_f64() => return self.slots * LONG_PER_SLOT,
             Some(mean) if mean > 0.0 => (WORK_PER_SLOT.as_secs_f64() / mean).ceil() as usize,
             Some(_) => MAX_PER_SLOT,
             None => MIN_PER_SLOT,
@@ -85,8 +94,15 @@ mod tests {
         quick.record(Duration::from_micros(50));
         assert_eq!(quick.jobs(true), 64);
         let mut slow = Hold::new(1);
-        slow.record(Duration::from_secs(1));
-        assert_eq!(slow.jobs(true), 16);
+        slow.record(Duration::from_millis(60));
+        assert_eq!(slow.jobs(true), 16, "60 ms jobs: the least short-job hold");
+        let mut long = Hold::new(3);
+        long.record(Duration::from_secs(1));
+        assert_eq!(
+            long.jobs(true),
+            6,
+            "second-long jobs: the running one and the next"
+        );
     }
 
     #[test]

@@ -14,7 +14,7 @@ use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::http;
 use hakase_coordinator::cluster::joblog::JobLog;
-use hakase_coordinator::cluster::plan::PlanParams;
+use hakase_coordinator::cluster::plan::{PlanParams, SPLIT_MIN_AUTO, SPLIT_TAIL_DEFAULT};
 use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
 use hakase_coordinator::output::progress::RunProgress;
 use hakase_coordinator::output::run_report as report;
@@ -48,11 +48,18 @@ pub struct CutArgs {
     /// coordinator itself.
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub inline_max: usize,
-    /// Parts with at least this many answers are split again by their second guesses into
-    /// second-move jobs (0: never).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub split_min: usize,
-    /// Second guesses of one large part searched at once.
+    /// In a ranking (`--rank-all`, `--first`, `--firsts`), the last N first guesses in
+    /// search order are cut into part jobs: they are the costliest, and each as one job would
+    /// keep one worker busy while the others idle (a one-guess run is always cut).
+    #[arg(long, value_name = "N", default_value_t = SPLIT_TAIL_DEFAULT)]
+    pub split_tail: usize,
+    /// Parts of a cut first guess with at least this many answers are split again: their
+    /// second guesses, in search order, become slice jobs (default: an eighth of the
+    /// answers, at least 64; `never`: no part is split).
+    #[arg(long, value_name = "N|never", value_parser = parse_split_min)]
+    pub split_min: Option<usize>,
+    /// Runs of one large part's second guesses searched at once, at least (one per worker
+    /// thread when there are more).
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub split_window: usize,
     /// Seconds a worker keeps a job without a heartbeat before it is handed to another.
@@ -66,18 +73,28 @@ impl CutArgs {
         EngineParams {
             plan: PlanParams {
                 whole_first: !self.split_first,
+                split_tail: self.split_tail,
                 rank_all: self.rank_all,
                 inline_max: self.inline_max,
-                split_min: if self.split_min == 0 {
-                    usize::MAX
-                } else {
-                    self.split_min
-                },
+                split_min: self.split_min.unwrap_or(SPLIT_MIN_AUTO),
                 split_window: self.split_window.max(1),
             },
             lease: Duration::from_secs_f64(self.lease_secs.clamp(0.2, 86_400.0)),
             ..EngineParams::default()
         }
+    }
+}
+
+/// Reads `--split-min`: a part size of at least 3, or `never`.
+fn parse_split_min(text: &str) -> Result<usize, String> {
+    if text == "never" {
+        return Ok(usize::MAX);
+    }
+    match text.parse::<usize>() {
+        Ok(n) if n >= 3 => Ok(n),
+        _ => Err(format!(
+            "expected a part size of at least 3 answers, or `never`; got `{text}`"
+        )),
     }
 }
 

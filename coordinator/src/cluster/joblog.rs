@@ -56,6 +56,7 @@ impl JobLine {
             JobKind::Node => "part",
             JobKind::Guess(_) if spec.node.candidates.len() == root_size => "first",
             JobKind::Guess(_) => "second",
+            JobKind::Slice { .. } => "slice",
         };
         JobLine {
             t_ms,

@@ -1,11 +1,16 @@
 //! The top two levels of the search as branch and bound over job results.
 //!
 //! First guesses are taken in the solver's order, each pruned as soon as its lower bound
-//! reaches the best total so far. The parts after a first guess are solved inline when tiny,
-//! become first-move jobs ([`JobKind::Node`]) when medium, and are split again by their own
-//! guesses into second-move jobs ([`JobKind::Guess`]) when large. The plan is a function of
-//! the game, the options and the results known so far: after a restart the coordinator plans
-//! again and finds every finished job among the stored results.
+//! reaches the best total so far. A first guess is one job ([`JobKind::Guess`]) unless it is
+//! cut into its parts: every first guess with `--split-first`, and in a ranking (where each
+//! first guess needs its exact value anyway, so no pruning is lost) the last ones in order,
+//! which are the costliest and would otherwise run alone at the end. The parts after a cut
+//! first guess are solved inline when tiny, become first-move jobs ([`JobKind::Node`]) when
+//! medium, and are split again when large: their second guesses, in the solver's order, are
+//! cut into runs ([`JobKind::Slice`]) of growing length, searched a window at a time with
+//! the best value known as cutoff. The plan is a function of the game, the options and the
+//! results known so far: after a restart the coordinator plans again and finds every finished
+//! job among the stored results.
 //!
 //! Determinism: like the solver, a node settles on the first guess in order (lower bound,
 //! Σ part², list position) among those of least value, whatever order results arrive in.
@@ -30,21 +35,52 @@ pub struct PlanParams {
     /// Each first guess is one job (`evaluate_guess(root, g, β)`, exactly as the in-memory
     /// search runs it), so no pruning is lost; false cuts every first guess into its parts.
     pub whole_first: bool,
+    /// In a ranking, the last this many first guesses in search order are cut into their
+    /// parts even when `whole_first` (a one-guess ranking is cut whole): they are the
+    /// costliest, and as single jobs they would keep one worker busy while the others idle.
+    pub split_tail: usize,
     /// Every first guess to its exact value (`--rank-all`): no first guess is cut off by
     /// the incumbent.
     pub rank_all: bool,
     /// Parts of at most this many answers are solved by the coordinator itself.
     pub inline_max: usize,
-    /// Parts of at least this many answers are split by their second guesses.
+    /// Parts of at least this many answers are split by their second guesses
+    /// ([`SPLIT_MIN_AUTO`]: an eighth of the answers, at least 64; `usize::MAX`: never).
     pub split_min: usize,
-    /// Second guesses of one large part searched at once.
+    /// Runs of second guesses of one large part searched at once, at least (the plan asks
+    /// for one per worker slot when there are more slots).
     pub split_window: usize,
+}
+
+/// [`PlanParams::split_min`] chosen by the game: parts of at least an eighth of the answers
+/// (at least 64) are split by their second guesses. Wordle's costliest first guesses leave
+/// one part of over half the answers (qajaq: 1369 of 2315), which as a single job would be
+/// most of the first guess's cost.
+pub const SPLIT_MIN_AUTO: usize = 0;
+
+/// The first guesses of a ranking cut into parts by default (see [`PlanParams::split_tail`]).
+pub const SPLIT_TAIL_DEFAULT: usize = 16;
+
+/// The longest run of second guesses in one slice job. Runs grow 1, 1, 2, 4, … so that the
+/// first guesses in order, which are searched to their exact values, are jobs of their own,
+/// and the long tail, refuted against the best value known, comes in few jobs.
+const SLICE_MAX: usize = 512;
+
+/// What the plan is asked for: jobs to keep asked for, and the worker slots that will take
+/// them (a large part's second guesses are searched this many runs at a time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Demand {
+    /// Jobs wanted at least.
+    pub jobs: usize,
+    /// Worker slots live.
+    pub slots: usize,
 }
 
 impl Default for PlanParams {
     fn default() -> Self {
         PlanParams {
             whole_first: true,
+            split_tail: SPLIT_TAIL_DEFAULT,
             rank_all: false,
             inline_max: 4,
             split_min: usize::MAX,
@@ -125,8 +161,11 @@ struct Part {
     source: Source,
 }
 
+/// A large part's second guesses in the solver's order, cut into runs, each a slice job.
 struct Split {
     order: Vec<GuessBound>,
+    /// The runs: positions `from..to` of `order`, in order.
+    slices: Vec<(u32, u32)>,
     jobs: Vec<Option<(JobId, Arc<JobSpec>)>>,
 }
 
@@ -162,6 +201,8 @@ pub struct Planner {
     budget: usize,
     level: Level,
     done: bool,
+    /// Runs of one large part's second guesses asked for at once (see [`Demand::slots`]).
+    window: usize,
 }
 
 /// What one planning pass found.
@@ -212,6 +253,7 @@ impl Planner {
             budget: 0,
             level,
             done: false,
+            window: params.split_window.max(1),
         }
     }
 
@@ -238,8 +280,8 @@ impl Planner {
     }
 
     /// Plans with what is known: settles what it can and lists every job needed now, opening
-    /// first guesses in order until at least `want` jobs are asked for.
-    pub fn plan(&mut self, known: &Known, want: usize) -> Plan {
+    /// first guesses in order until at least `demand.jobs` jobs are asked for.
+    pub fn plan(&mut self, known: &Known, demand: Demand) -> Plan {
         loop {
             if self.done {
                 return Plan {
@@ -247,7 +289,7 @@ impl Planner {
                     finished: true,
                 };
             }
-            let requests = self.plan_level(known, want);
+            let requests = self.plan_level(known, demand);
             let level = &self.level;
             let settled = level.opened == level.order.len()
                 && level.firsts.iter().all(|f| f.status != Status::Open);
@@ -271,7 +313,9 @@ impl Planner {
         }
     }
 
-    fn plan_level(&mut self, known: &Known, want: usize) -> Vec<Request> {
+    fn plan_level(&mut self, known: &Known, demand: Demand) -> Vec<Request> {
+        self.window = self.params.split_window.max(demand.slots).max(1);
+        let want = demand.jobs;
         self.prime(known);
         'again: loop {
             self.settle(known);
@@ -356,7 +400,9 @@ impl Planner {
 
     /// Splits the root by first guess `i` and decides how each part is solved.
     fn materialise(&mut self, i: usize) {
-        if self.params.whole_first {
+        let tail = self.level.rank_all
+            && i + self.params.split_tail.min(self.level.order.len()) >= self.level.order.len();
+        if self.params.whole_first && !tail {
             let spec = JobSpec {
                 kind: JobKind::Guess(self.level.order[i].guess),
                 node: self.level.root.clone(),
@@ -402,16 +448,29 @@ impl Planner {
         if trivial || n <= self.params.inline_max {
             return Source::Known(self.solver().evaluate(node, INFEASIBLE));
         }
-        if n >= self.params.split_min {
+        if n >= self.split_min() {
             let order = self.solver().guess_order(node).guesses;
-            let jobs = vec![None; order.len()];
-            return Source::Split(Split { order, jobs });
+            let slices = slices(order.len());
+            let jobs = vec![None; slices.len()];
+            return Source::Split(Split {
+                order,
+                slices,
+                jobs,
+            });
         }
         let spec = JobSpec {
             kind: JobKind::Node,
             node: node.clone(),
         };
         Source::Job(spec.id(&self.fingerprint, &self.config), Arc::new(spec))
+    }
+
+    /// The least part size split by second guesses (see [`SPLIT_MIN_AUTO`]).
+    fn split_min(&self) -> usize {
+        match self.params.split_min {
+            SPLIT_MIN_AUTO => (self.level.root.candidates.len() / 8).max(64),
+            n => n,
+        }
     }
 
     /// The status of first guess `i` under cutoff `beta`; with `requests`, also asks for
@@ -447,8 +506,7 @@ impl Planner {
             };
         }
         let n = self.level.root.candidates.len() as u32;
-        let (fingerprint, config, window) =
-            (&self.fingerprint, &self.config, self.params.split_window);
+        let (fingerprint, config, window) = (&self.fingerprint, &self.config, self.window);
         let parts = &mut self.level.firsts[i].parts;
         let values: Vec<(u32, bool)> = parts
             .iter_mut()
@@ -544,9 +602,9 @@ impl Planner {
             .collect()
     }
 
-    /// Every bound claim of a part job (`--split-first`) that a settled first guess rests
-    /// on: a first-move job's bound above its part's floor 2n − 1, or a second-move job's
-    /// bound above that guess's admissible bound. Each must hold to the bound it states (its
+    /// Every bound claim of a part job that a settled first guess rests on: a first-move
+    /// job's bound above its part's floor 2n − 1, or a slice job's bound above the
+    /// admissible bound of its first guess. Each must hold to the bound it states (its
     /// `cutoff` here); exact part results carry trees, checked on arrival.
     pub fn part_claims(&self, known: &Known) -> Vec<FirstClaim> {
         let mut claims = Vec::new();
@@ -574,9 +632,9 @@ impl Planner {
                         claim(id, spec, 2 * part.node.candidates.len() as u32 - 1)
                     }
                     Source::Split(split) => {
-                        for (bound, job) in split.order.iter().zip(&split.jobs) {
+                        for (j, job) in split.jobs.iter().enumerate() {
                             if let Some((id, spec)) = job {
-                                claim(id, spec, bound.lower);
+                                claim(id, spec, split.lower(j));
                             }
                         }
                     }
@@ -792,11 +850,11 @@ impl Split {
         fingerprint: &str,
         config: &SolverConfig,
     ) -> (JobId, Arc<JobSpec>) {
-        let guess = self.order[j].guess;
+        let (from, to) = self.slices[j];
         self.jobs[j]
             .get_or_insert_with(|| {
                 let spec = JobSpec {
-                    kind: JobKind::Guess(guess),
+                    kind: JobKind::Slice { from, to },
                     node: node.clone(),
                 };
                 (spec.id(fingerprint, config), Arc::new(spec))
@@ -804,7 +862,12 @@ impl Split {
             .clone()
     }
 
-    /// The value known of second guess `j`: exact, or a lower bound.
+    /// The admissible lower bound of slice `j`: its first guess's (the order is by bound).
+    fn lower(&self, j: usize) -> u32 {
+        self.order[self.slices[j].0 as usize].lower
+    }
+
+    /// The value known of slice `j`: exact, or a lower bound.
     fn value(
         &mut self,
         j: usize,
@@ -813,7 +876,7 @@ impl Split {
         fingerprint: &str,
         config: &SolverConfig,
     ) -> (u32, bool) {
-        let lower = self.order[j].lower;
+        let lower = self.lower(j);
         let (id, _) = self.job(j, node, fingerprint, config);
         match known.get(&id) {
             Some(Outcome::Exact { value, .. }) => (*value, true),
@@ -822,8 +885,8 @@ impl Split {
         }
     }
 
-    /// The part's lower bound, and its exact value with the winning second guess's index
-    /// once every other second guess is proven no better.
+    /// The part's lower bound, and its exact value with the winning slice's index once
+    /// every other slice is proven no better.
     fn scan(
         &mut self,
         node: &Node,
@@ -834,9 +897,9 @@ impl Split {
         let mut lower = INFEASIBLE;
         let mut best: Option<(u32, usize)> = None;
         let mut seen: Vec<(u32, bool)> = Vec::new();
-        for j in 0..self.order.len() {
+        for j in 0..self.slices.len() {
             // The order is by bound: nothing further on can go below what is already known.
-            if self.order[j].lower >= lower {
+            if self.lower(j) >= lower {
                 break;
             }
             let (value, exact) = self.value(j, node, known, fingerprint, config);
@@ -855,8 +918,8 @@ impl Split {
         (lower, if settled { best } else { None })
     }
 
-    /// Asks for the second-move jobs this part needs under cutoff `beta`: the first
-    /// `window` second guesses not yet proven out, each with its own cutoff.
+    /// Asks for the slice jobs this part needs under cutoff `beta`: the first `window`
+    /// slices not yet proven out, each with its own cutoff.
     #[allow(clippy::too_many_arguments)]
     fn request(
         &mut self,
@@ -871,13 +934,13 @@ impl Split {
     ) {
         let mut best: Option<(u32, usize)> = None;
         let mut asked = 0;
-        for j in 0..self.order.len() {
+        for j in 0..self.slices.len() {
             let cut = match best {
                 Some((value, at)) if j < at => beta.min(value + 1),
                 Some((value, _)) => beta.min(value),
                 None => beta,
             };
-            if self.order[j].lower >= cut {
+            if self.lower(j) >= cut {
                 break;
             }
             let (value, exact) = self.value(j, node, known, fingerprint, config);
@@ -901,4 +964,20 @@ impl Split {
             asked += 1;
         }
     }
+}
+
+/// The runs a search order of `len` guesses is cut into: 1, 1, 2, 4, … guesses, at most
+/// [`SLICE_MAX`].
+fn slices(len: usize) -> Vec<(u32, u32)> {
+    let mut slices = Vec::new();
+    let (mut from, mut size) = (0, 1);
+    while from < len {
+        let to = (from + size).min(len);
+        slices.push((from as u32, to as u32));
+        if slices.len() > 1 {
+            size = (size * 2).min(SLICE_MAX);
+        }
+        from = to;
+    }
+    slices
 }

@@ -306,13 +306,7 @@ impl Solver<'_> {
     /// root (with at least two guesses left). A distributed search orders and prunes the top
     /// levels with it so that it settles on exactly the guesses the solver would.
     pub fn guess_order(&self, node: &Node) -> GuessOrder {
-        let scan = self.scan(
-            &node.candidates,
-            node.guesses_left.max(2),
-            &node.hard,
-            None,
-            INFEASIBLE,
-        );
+        let scan = self.order_scan(node);
         GuessOrder {
             guesses: scan
                 .guesses
@@ -328,6 +322,18 @@ impl Solver<'_> {
 }
 
 impl Solver<'_> {
+    /// The scan behind [`Solver::guess_order`], which a slice of that order is searched with
+    /// (see [`Solver::evaluate_slice`]): the same call, so both see the same positions.
+    pub(crate) fn order_scan(&self, node: &Node) -> scan::Scan {
+        self.scan(
+            &node.candidates,
+            node.guesses_left.max(2),
+            &node.hard,
+            None,
+            INFEASIBLE,
+        )
+    }
+
     /// The first guesses `first` asks for at `node`, in the order the in-memory search settles
     /// them, with their scan bounds: a coordinator plans a listed ranking by it, so that it
     /// settles the same guesses in the same order (ties break alike) as `solve --firsts`.

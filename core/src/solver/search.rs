@@ -520,6 +520,60 @@ impl Solver<'_> {
         }
     }
 
+    /// The least value of playing one of the guesses at positions `range` of the node's
+    /// search order ([`Solver::guess_order`]), with cutoff `beta`: exact when below `beta`
+    /// (the first guess in order among those of least value), else a lower bound ≥ `beta`.
+    /// A distributed search shares the second guesses of one huge part among workers with
+    /// it, each searched as the in-memory search plays them (with the node's scan, its pool
+    /// and its branching). It covers only those guesses, so it is never kept as the node's
+    /// value; positions past the order's end are no guess at all.
+    pub fn evaluate_slice(&self, node: &Node, range: std::ops::Range<usize>, beta: u32) -> Outcome {
+        let set = node.candidates.as_slice();
+        if set.len() < 3 || node.guesses_left < 2 {
+            return self.slice_one_by_one(node, range, beta);
+        }
+        let scan = self.order_scan(node);
+        let end = range.end.min(scan.guesses.len());
+        let guesses = &scan.guesses[range.start.min(end)..end];
+        if guesses.is_empty() {
+            return Outcome::AtLeast(INFEASIBLE);
+        }
+        let here = Here {
+            set,
+            depth: node.guesses_left.max(2),
+            hard: &node.hard,
+            pool: self.inheritable().then_some(scan.pool.as_slice()),
+            pool_parts: self.inheritable().then_some(scan.pool_parts.as_slice()),
+            branching: scan.branching,
+            skipped_floor: INFEASIBLE,
+        };
+        if set.len() >= PARALLEL_MIN {
+            self.search_parallel(&here, guesses, beta)
+        } else {
+            self.search_sequential(&here, guesses, beta)
+        }
+    }
+
+    /// [`Solver::evaluate_slice`] on a node too small for a scan of its own (at most two
+    /// answers, or one guess left): each guess of the slice played as a lone guess.
+    fn slice_one_by_one(&self, node: &Node, range: std::ops::Range<usize>, beta: u32) -> Outcome {
+        let order = self.guess_order(node).guesses;
+        let end = range.end.min(order.len());
+        let mut best: Option<(u32, GuessId)> = None;
+        let mut floor = INFEASIBLE;
+        for bound in &order[range.start.min(end)..end] {
+            let cutoff = best.map_or(beta, |(value, _)| value);
+            match self.solve_guess(node, bound.guess, cutoff) {
+                Outcome::Exact { value, guess } => best = Some((value, guess)),
+                Outcome::AtLeast(value) => floor = floor.min(value),
+            }
+        }
+        match best {
+            Some((value, guess)) => Outcome::Exact { value, guess },
+            None => Outcome::AtLeast(floor.max(beta)),
+        }
+    }
+
     /// The optimal tree below `node` (re-solving whatever the memo no longer holds).
     /// `None` when the node cannot be won within its guesses.
     pub fn tree(&self, node: &Node) -> Option<Tree> {

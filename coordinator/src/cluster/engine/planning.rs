@@ -12,7 +12,7 @@ use hakase_worker::hold::MAX_PER_SLOT;
 
 use super::{answers, Engine, EngineParams, Entry, JobState, State};
 use crate::cluster::error::ClusterError;
-use crate::cluster::plan::{PlanProgress, Request};
+use crate::cluster::plan::{Demand, PlanProgress, Request};
 
 /// How long results may wait for a planning pass while the queue is still well stocked.
 const REPLAN_EVERY: Duration = Duration::from_millis(25);
@@ -175,10 +175,13 @@ impl Engine {
         if state.solution.is_some() || state.failure.is_some() {
             return;
         }
-        let want = self.want(state);
+        let demand = Demand {
+            jobs: self.want(state),
+            slots: self.live_slots(state),
+        };
         let plan = {
             let State { planner, known, .. } = &mut *state;
-            planner.plan(known, want)
+            planner.plan(known, demand)
         };
         if let Some((value, at)) = state.planner.incumbent() {
             self.tell(value, at as u32);
@@ -248,14 +251,18 @@ impl Engine {
     /// Wants this many jobs asked for: enough to keep every live worker busy, each holding
     /// up to [`hakase_worker::hold::MAX_PER_SLOT`] jobs per slot when jobs are short.
     fn want(&self, state: &State) -> usize {
+        (2 * MAX_PER_SLOT * self.live_slots(state)).max(self.params.min_outstanding)
+    }
+
+    /// The job slots of the workers seen within three lease periods.
+    fn live_slots(&self, state: &State) -> usize {
         let live = self.live_since();
-        let slots: usize = state
+        state
             .workers
             .values()
             .filter(|w| w.seen >= live)
             .map(|w| w.slots)
-            .sum();
-        (2 * MAX_PER_SLOT * slots).max(self.params.min_outstanding)
+            .sum()
     }
 
     /// True when the queue holds less than half of what is wanted: planning then cannot

@@ -273,12 +273,18 @@ impl Engine {
             .tree
             .as_ref()
             .ok_or_else(|| ClusterError::BadResult("exact result without a tree".into()))?;
-        if let JobKind::Guess(g) = spec.kind {
-            if guess != g || tree.guess != g {
+        match spec.kind {
+            JobKind::Guess(g) if guess != g || tree.guess != g => {
                 return Err(ClusterError::BadResult(
                     "tree does not start with the job's guess".into(),
                 ));
             }
+            JobKind::Node | JobKind::Slice { .. } if tree.guess != guess => {
+                return Err(ClusterError::BadResult(
+                    "tree does not start with the guess the result names".into(),
+                ));
+            }
+            _ => {}
         }
         let eval = tree.evaluate(self.game(), self.table(), &spec.node.candidates);
         if !eval.unsolved.is_empty()
