@@ -67,6 +67,21 @@ struct StatusView {
     ranking: Vec<RankingRow>,
     /// What opening the run database found damaged and recomputes (null when nothing was).
     damage: Option<Damage>,
+    /// The first guesses cut into part jobs that are still open.
+    cuts: Vec<CutRow>,
+}
+
+/// A first guess cut into part jobs: parts settled, the interval of its total, an ETA.
+#[derive(Debug, Serialize)]
+struct CutRow {
+    guess: String,
+    parts: u32,
+    parts_settled: u32,
+    lower: u32,
+    /// Null until every part has a value found.
+    upper: Option<u32>,
+    /// Null while no estimate can be made.
+    eta_secs: Option<f64>,
 }
 
 /// One first guess of the ranking: its value, exact or a lower bound.
@@ -116,6 +131,18 @@ impl StatusView {
                 })
                 .collect(),
             damage: reply.damage.map(Damage::from),
+            cuts: reply
+                .cuts
+                .into_iter()
+                .map(|c| CutRow {
+                    guess: c.guess,
+                    parts: c.parts,
+                    parts_settled: c.parts_settled,
+                    lower: c.lower,
+                    upper: (c.upper > 0).then_some(c.upper),
+                    eta_secs: (c.eta_secs >= 0.0).then_some(c.eta_secs),
+                })
+                .collect(),
         }
     }
 }
@@ -152,6 +179,17 @@ impl View for StatusView {
         )?;
         if let Some(damage) = &self.damage {
             writeln!(out, "run database {}", damage_text(damage))?;
+        }
+        for cut in &self.cuts {
+            let upper = cut.upper.map_or("?".to_string(), |u| u.to_string());
+            let eta = cut
+                .eta_secs
+                .map_or("ETA unknown".to_string(), |s| format!("ETA {s:.0}s"));
+            writeln!(
+                out,
+                "cut {}: parts {}/{} settled; total in [{}, {upper}]; {eta}",
+                cut.guess, cut.parts_settled, cut.parts, cut.lower
+            )?;
         }
         if let (Some(guess), Some(total)) = (&self.first_guess, self.total) {
             writeln!(out, "best so far: {guess} {total}")?;

@@ -12,9 +12,9 @@ use hakase_proto::options::solver_options;
 use hakase_proto::v1::admin_server::{Admin, AdminServer};
 use hakase_proto::v1::cluster_server::{Cluster, ClusterServer};
 use hakase_proto::v1::{
-    CompleteReply, CompleteRequest, GameSpec, HeartbeatReply, HeartbeatRequest, Incumbent,
-    LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest, SolverOptions,
-    StatusReply, StatusRequest, StoreDamage, WatchIncumbentRequest,
+    CompleteReply, CompleteRequest, CutGuess, GameSpec, HeartbeatReply, HeartbeatRequest,
+    Incumbent, LeaseReply, LeaseRequest, RankedGuess, RegisterReply, RegisterRequest,
+    SolverOptions, StatusReply, StatusRequest, StoreDamage, WatchIncumbentRequest,
 };
 use hakase_proto::{FILE_DESCRIPTOR_SET, MAX_MESSAGE_BYTES};
 use tokio_stream::wrappers::WatchStream;
@@ -358,6 +358,18 @@ impl Admin for Services {
             nodes: s.counters.nodes,
             eta_secs: s.eta_secs.unwrap_or(-1.0),
             damage: s.damage.map(StoreDamage::from),
+            cuts: s
+                .cuts
+                .iter()
+                .map(|cut| CutGuess {
+                    guess: cut.guess.clone(),
+                    parts: cut.parts,
+                    parts_settled: cut.parts_settled,
+                    lower: cut.lower,
+                    upper: cut.upper.unwrap_or(0),
+                    eta_secs: cut.eta_secs.unwrap_or(-1.0),
+                })
+                .collect(),
         }))
     }
 }

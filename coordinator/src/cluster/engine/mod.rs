@@ -17,7 +17,7 @@ mod status;
 mod tests;
 
 pub use incumbent::Told;
-pub use status::{Counters, Detail, Snapshot, WorkerView};
+pub use status::{Counters, CutView, Detail, Snapshot, WorkerView, CUTS_SHOWN};
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};

@@ -2,7 +2,7 @@
 
 use hakase_proto::token::SHARED_TOKEN_NAME;
 
-use super::{Engine, JobState};
+use super::{Engine, JobState, State};
 use crate::cluster::audit::AuditSummary;
 use crate::cluster::plan::PlanProgress;
 use crate::runs::Damage;
@@ -67,6 +67,30 @@ pub struct Snapshot {
     pub audit: AuditSummary,
     /// What opening the run database found damaged, to be recomputed (`None` when nothing).
     pub damage: Option<Damage>,
+    /// The first guesses cut into part jobs that are still open, in search order (at most
+    /// [`CUTS_SHOWN`]): a run of one huge first guess shows its progress here.
+    pub cuts: Vec<CutView>,
+}
+
+/// Open cut first guesses a snapshot shows at most.
+pub const CUTS_SHOWN: usize = 4;
+
+/// A first guess cut into part jobs, as status displays show it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CutView {
+    /// The first guess (text).
+    pub guess: String,
+    /// Its parts, and those settled.
+    pub parts: u32,
+    /// Parts whose exact value is known.
+    pub parts_settled: u32,
+    /// A proven lower bound on its total.
+    pub lower: u32,
+    /// A total some strategy reaches, once every part has a value found (`None` before).
+    pub upper: Option<u32>,
+    /// Seconds left at this session's rate, counting each part by the square of its size
+    /// (`None` before any part is settled).
+    pub eta_secs: Option<f64>,
 }
 
 /// Seconds left if first guesses keep being settled at this session's rate.
@@ -79,7 +103,12 @@ fn eta(total: usize, settled: usize, at_start: Option<usize>, elapsed: f64) -> O
 impl Engine {
     /// A picture of the run.
     pub fn snapshot(&self) -> Snapshot {
-        let state = self.lock();
+        let mut state = self.lock();
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let cuts = {
+            let State { planner, known, .. } = &mut *state;
+            planner.open_cuts(known, CUTS_SHOWN)
+        };
         let progress: PlanProgress = state.planner.progress();
         let (queued, leased) = state.jobs.values().fold((0, 0), |(q, l), e| match e.state {
             JobState::Queued { .. } => (q + 1, l),
@@ -131,6 +160,18 @@ impl Engine {
             ),
             audit: state.audit.clone(),
             damage: Some(self.store.reopened().damage).filter(|d| !d.is_empty()),
+            cuts: cuts
+                .iter()
+                .map(|cut| CutView {
+                    guess: text(cut.guess),
+                    parts: cut.parts,
+                    parts_settled: cut.parts_settled,
+                    lower: cut.lower,
+                    upper: cut.upper,
+                    eta_secs: (cut.done_share > 0.0 && cut.done_share < 1.0)
+                        .then(|| elapsed * (1.0 - cut.done_share) / cut.done_share),
+                })
+                .collect(),
         }
     }
 }

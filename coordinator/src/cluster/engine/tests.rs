@@ -3,7 +3,7 @@ use super::*;
 use crate::cluster::audit::Reason;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{Solver, INFEASIBLE};
-use hakase_proto::job::JobAnswer;
+use hakase_proto::job::{JobAnswer, JobKind};
 
 fn open(db: &std::path::Path) -> Engine {
     open_with(db, None)
@@ -388,6 +388,81 @@ fn a_re_run_nobody_takes_within_a_lease_period_goes_to_the_coordinator() {
     assert!(state.rechecks.contains_key(&waiting));
     drop(state);
     drop(solver);
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+/// A one-guess run cuts its first guess into parts and its largest part into slices; while
+/// it runs, the status shows the parts settled and an interval that always holds the true
+/// total, closing on it.
+#[test]
+fn a_one_guess_run_shows_its_parts_and_an_interval_that_holds_the_value() {
+    let db = std::env::temp_dir().join(format!("hakase-cut-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let game = load_preset("pokemon-gen:1").expect("preset");
+    let solver_game = game.clone();
+    let table = FeedbackTable::build(&solver_game);
+    let solver = Solver::new(&solver_game, &table, SolverConfig::default(), 1 << 16);
+    let root = solver.root(solver_game.tries());
+    // The guess leaving the largest part (at least 64 answers, so that it is sliced).
+    let largest = |g: GuessId| {
+        hakase_core::history::partition(&table, g, &root.candidates)
+            .iter()
+            .map(|(_, part)| part.len())
+            .max()
+            .unwrap_or(0)
+    };
+    let guess = solver
+        .guess_order(&root)
+        .guesses
+        .iter()
+        .map(|b| b.guess)
+        .max_by_key(|&g| largest(g))
+        .expect("guesses");
+    assert!(largest(guess) >= 64, "no part to slice");
+    let truth = solver.evaluate_guess(&root, guess, INFEASIBLE).value();
+    let params = EngineParams {
+        lease: Duration::from_secs(600),
+        ..EngineParams::default()
+    };
+    let scope = crate::runs::RunScope::Listed(vec![guess]);
+    let engine = Engine::open(game, SolverConfig::default(), &db, params, scope).expect("engine");
+    let worker = engine.register(1, None).expect("register");
+    let (mut slices, mut settled, mut seen_upper) = (0, 0, false);
+    for _ in 0..10_000 {
+        engine.replan(&mut engine.lock());
+        if engine.solution().is_some() {
+            break;
+        }
+        let snapshot = engine.snapshot();
+        let [cut] = snapshot.cuts.as_slice() else {
+            panic!("one open cut first guess expected: {:?}", snapshot.cuts);
+        };
+        assert_eq!(cut.guess, engine.game().guess_text(guess));
+        assert!(cut.lower <= truth, "lower {} above {truth}", cut.lower);
+        if let Some(upper) = cut.upper {
+            assert!(upper >= truth, "upper {upper} below {truth}");
+            seen_upper = true;
+        }
+        assert!(cut.parts_settled >= settled && cut.parts_settled < cut.parts);
+        settled = cut.parts_settled;
+        let jobs = engine.lease(worker, 1).expect("lease").expect("running");
+        for job in jobs {
+            slices += usize::from(matches!(job.spec.kind, JobKind::Slice { .. }));
+            let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+            engine
+                .complete(worker, job.id, answer, false)
+                .expect("taken");
+        }
+    }
+    let solution = engine.solution().expect("the run finished");
+    assert_eq!(solution.best.map(|b| b.outcome.value()), Some(truth));
+    assert!(
+        engine.snapshot().cuts.is_empty(),
+        "a settled first guess is not open"
+    );
+    assert!(slices > 0, "no slice job: the largest part was not split");
+    assert!(seen_upper, "the interval never had an upper end");
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }

@@ -127,6 +127,7 @@ mod tests {
             eta_secs: None,
             audit: Default::default(),
             damage: None,
+            cuts: Vec::new(),
         }
     }
 
