@@ -143,3 +143,30 @@ fn a_tiny_transposition_table_degrades_speed_not_results() {
         964
     );
 }
+
+/// A lone first guess reports its parts as they settle (the only progress a search of one
+/// huge first guess has), ending with every non-winning part settled.
+#[test]
+fn a_lone_first_guess_reports_its_parts() {
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, SolverConfig::default(), 1_000_000);
+    let guess = game.find_guess("ジーランス").expect("known word");
+    let parts = hakase_core::history::open_parts(&table, guess, &game.all_answers()).len();
+    let seen = std::sync::Mutex::new(Vec::new());
+    let solution = solver.solve_game(FirstGuesses::Only(guess), &|p| {
+        if let Some(step) = p.parts {
+            seen.lock().expect("lock").push(step);
+        }
+    });
+    assert_eq!(solution.best.map(|b| b.outcome.value()), Some(964));
+    let mut seen = seen.into_inner().expect("lock");
+    assert!(seen.iter().all(|&(_, all)| all == parts), "{seen:?}");
+    seen.sort_unstable();
+    let settled: Vec<usize> = seen.iter().map(|&(settled, _)| settled).collect();
+    assert_eq!(
+        settled,
+        (0..=parts).collect::<Vec<_>>(),
+        "each part once, from none to all"
+    );
+}

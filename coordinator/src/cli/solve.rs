@@ -430,9 +430,13 @@ impl Reporter {
             |(g, v)| format!("best {} = {v}", game.guess_text(g)),
         );
         let (done, total) = (progress.done as u64, progress.total as u64);
-        let message = format!("{best} (≤ {} guesses)", progress.guesses_left);
+        // A lone first guess: its parts are all the progress there is.
+        let parts = progress.parts.map_or(String::new(), |(settled, all)| {
+            format!(", parts {settled}/{all} settled")
+        });
+        let message = format!("{best} (≤ {} guesses){parts}", progress.guesses_left);
         self.0.show(done, total, &message, done == total, |secs| {
-            format!("[{secs:>7.1}s] {done}/{total} first guesses, {best}")
+            format!("[{secs:>7.1}s] {done}/{total} first guesses, {best}{parts}")
         });
     }
 

@@ -110,8 +110,17 @@ impl RunProgress {
             .map_or("best: none yet".to_string(), |(g, v)| {
                 format!("best: {g} {v}")
             });
+        // A run of few first guesses spends its time inside one: show where the first open
+        // cut one stands.
+        let cut = s.cuts.first().map_or(String::new(), |c| {
+            let upper = c.upper.map_or("?".to_string(), |u| u.to_string());
+            format!(
+                "  cut {}: {}/{} parts, total in [{}, {upper}]",
+                c.guess, c.parts_settled, c.parts, c.lower
+            )
+        });
         let message = format!(
-            "jobs {}/{} ({:.1}/s, {} queued, {} leased, {} workers)  {best}",
+            "jobs {}/{} ({:.1}/s, {} queued, {} leased, {} workers)  {best}{cut}",
             s.jobs_done, s.jobs_total, rate, s.jobs_queued, s.jobs_leased, s.workers
         );
         // The run's own clock, which a resumed run keeps.

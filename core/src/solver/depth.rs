@@ -99,6 +99,7 @@ impl Solver<'_> {
                     total: guesses.len(),
                     best: None,
                     guesses_left: budget,
+                    parts: None,
                 });
             });
             if found.into_inner() {

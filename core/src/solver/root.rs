@@ -31,6 +31,9 @@ pub struct Progress {
     pub best: Option<(GuessId, u32)>,
     /// The guess budget being searched (changes while the worst objective deepens).
     pub guesses_left: u32,
+    /// While a lone first guess is searched (`--first W`), its parts settled and all its
+    /// parts: the search of one huge first guess has no other progress to show.
+    pub parts: Option<(usize, usize)>,
 }
 
 /// The result of solving a whole game.
@@ -261,7 +264,23 @@ impl Solver<'_> {
                 (true, true) => value.saturating_add(1).min(INFEASIBLE),
                 (true, false) => value,
             };
-            let outcome = self.evaluate_guess(root, order[index], beta);
+            // A lone first guess reports its parts as they settle.
+            let outcome = if order.len() == 1 {
+                let (value, at) = unpack(incumbent.load(Ordering::Acquire));
+                let best = (value < INFEASIBLE).then(|| (order[at], value));
+                let on_part = |settled: usize, parts: usize| {
+                    progress(Progress {
+                        done: 0,
+                        total: 1,
+                        best,
+                        guesses_left,
+                        parts: Some((settled, parts)),
+                    })
+                };
+                self.solve_guess_reporting(root, order[index], beta, &on_part)
+            } else {
+                self.evaluate_guess(root, order[index], beta)
+            };
             // Recorded before the incumbent is published: a bound cut off by this value is
             // then always recorded after the value that justifies it.
             checkpoint.record(
@@ -281,6 +300,7 @@ impl Solver<'_> {
                 total: order.len(),
                 best: (value < INFEASIBLE).then(|| (order[at], value)),
                 guesses_left,
+                parts: None,
             });
         });
         results.into_inner().unwrap_or_else(|p| p.into_inner())

@@ -451,6 +451,18 @@ impl Solver<'_> {
     /// The value of playing `guess` at `node` with cutoff `beta`, whether or not the rules'
     /// ordering would try it; the parts are searched in parallel when no cutoff applies.
     pub(crate) fn solve_guess(&self, node: &Node, guess: GuessId, beta: u32) -> Outcome {
+        self.solve_guess_reporting(node, guess, beta, &|_, _| {})
+    }
+
+    /// [`Solver::solve_guess`], calling `on_part(settled, parts)` as each part searched in
+    /// parallel settles.
+    pub(crate) fn solve_guess_reporting(
+        &self,
+        node: &Node,
+        guess: GuessId,
+        beta: u32,
+        on_part: &(dyn Fn(usize, usize) + Sync),
+    ) -> Outcome {
         let set = &node.candidates;
         let word = &self.game.guesses()[guess as usize];
         let parts = self.split(set, guess);
@@ -489,18 +501,23 @@ impl Solver<'_> {
             };
             return self.play(&here, &stat, beta);
         }
+        let settled = AtomicU64::new(0);
+        on_part(0, parts.len());
         let values: Vec<Outcome> = parts
             .par_iter()
             .map(|(pattern, part)| {
                 let own = 2 * part.len() as u32 - 1;
                 let hard = self.child_hard(&node.hard, word, *pattern);
-                self.solve(
+                let outcome = self.solve(
                     part,
                     node.guesses_left - 1,
                     &hard,
                     None,
                     beta.saturating_sub(lower - own),
-                )
+                );
+                let done = settled.fetch_add(1, Ordering::Relaxed) + 1;
+                on_part(done as usize, parts.len());
+                outcome
             })
             .collect();
         let mut total = n;
