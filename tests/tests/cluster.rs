@@ -519,3 +519,116 @@ fn a_worker_started_before_the_coordinator_reads_its_address_from_standard_input
         late.errors()
     );
 }
+
+/// One first guess through the coordinator (`--first W`) is cut into part and slice jobs;
+/// a kill -9 of the coordinator half-way loses none of them, and the resumed run gives the
+/// in-memory value, with the slices' claims checked by the audit.
+#[test]
+fn a_one_guess_run_cut_into_slices_survives_a_killed_coordinator() {
+    let game = "pokemon-verbum";
+    let shared = core_solver(game, SolverConfig::default());
+    let solver = shared.solver();
+    let root = solver.root(solver.game().tries());
+    // The guess leaving the largest part: at least 64 answers, so that it is sliced.
+    let largest = |g: u32| {
+        hakase_core::history::partition(solver.table(), g, &root.candidates)
+            .iter()
+            .map(|(_, part)| part.len())
+            .max()
+            .unwrap_or(0)
+    };
+    let guess = solver
+        .guess_order(&root)
+        .guesses
+        .iter()
+        .map(|b| b.guess)
+        .max_by_key(|&g| largest(g))
+        .expect("guesses");
+    assert!(largest(guess) >= 64, "no part to slice");
+    let truth = solver
+        .evaluate_guess(&root, guess, hakase_core::solver::INFEASIBLE)
+        .value();
+    let word = solver.game().guess_text(guess).to_string();
+
+    let dir = Scratch::new("oneguess");
+    let db = dir.join("db");
+    let coordinator_log = dir.join("jobs.jsonl");
+    let coordinator_log_arg = coordinator_log.to_string_lossy().into_owned();
+    let args = [
+        "--game",
+        game,
+        "--first",
+        word.as_str(),
+        "--lease-secs",
+        "2",
+        "--job-log",
+        coordinator_log_arg.as_str(),
+    ];
+    let (mut first, url) = start_coordinator(&dir, "coordinator1", &db, &args);
+    let logs: Vec<_> = (0..2).map(|i| dir.join(&format!("w{i}.log"))).collect();
+    let mut workers: Vec<Proc> = logs
+        .iter()
+        .enumerate()
+        .map(|(i, log)| {
+            let log = log.to_str().expect("utf-8");
+            start_worker(
+                &dir,
+                &format!("w{i}"),
+                &url,
+                &["--job-delay-ms", "30", "--job-log", log],
+            )
+        })
+        .collect();
+    let acked = |logs: &[std::path::PathBuf]| -> usize {
+        logs.iter()
+            .flat_map(|l| job_log(l))
+            .filter(|e| e.event == "acked")
+            .map(|e| e.id)
+            .collect::<std::collections::HashSet<_>>()
+            .len()
+    };
+    wait_for(Duration::from_secs(120), "some finished jobs", || {
+        (acked(&logs) >= 8).then_some(())
+    });
+    first.kill9();
+    assert!(
+        first.output().trim().is_empty(),
+        "the run was over before the kill: {}",
+        first.output()
+    );
+    let acked_before = acked(&logs);
+    let listen = url.trim_start_matches("http://").to_string();
+    let mut restart_args = vec!["--listen", listen.as_str()];
+    restart_args.extend_from_slice(&args);
+    let (mut second, _) = start_coordinator(&dir, "coordinator2", &db, &restart_args);
+    assert!(second.wait(LIMIT).success(), "{}", second.errors());
+    let doc: serde_json::Value = serde_json::from_str(&second.output()).expect("JSON output");
+    assert_eq!(doc["first_guess"], word.as_str(), "{doc}");
+    assert_eq!(doc["total"].as_u64(), Some(u64::from(truth)), "{doc}");
+    let status = &doc["status"];
+    assert!(
+        status["counters"]["results_loaded"].as_u64() >= Some(acked_before as u64),
+        "the restarted coordinator did not find the finished jobs: {status}"
+    );
+    let kinds: Vec<String> = read(&coordinator_log)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["kind"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        kinds.iter().any(|k| k == "slice"),
+        "no slice job: {kinds:?}"
+    );
+    assert!(!kinds.iter().any(|k| k == "first"), "the guess was one job");
+    // Every claim of a one-guess run decides its value: each bound is re-run.
+    assert!(
+        status["audit"]["rerun_decisive"].as_u64() > Some(0),
+        "{status}"
+    );
+    let events: Vec<JobEvent> = logs.iter().flat_map(|l| job_log(l)).collect();
+    let again = recomputed(&events);
+    assert!(again.is_empty(), "finished jobs computed again: {again:?}");
+    for w in &mut workers {
+        assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
+    }
+}
