@@ -203,3 +203,50 @@ fn a_universe_of_all_guesses_draws_candidates_that_fit_every_clue() {
     guesses(&tree, &mut played);
     assert!(played.iter().any(|&g| game.guess_as_answer(g).is_none()));
 }
+
+/// A strategy played on a part proves an upper bound on its optimum within the guesses
+/// left, and none when it cannot find every answer in time.
+#[test]
+fn a_played_strategy_bounds_the_optimum_from_above() {
+    use hakase_core::solver::{Node, Solver, SolverConfig, INFEASIBLE};
+    use hakase_core::strategy::{total_within, EntropyStrategy};
+    let game = hakase_core::presets::load_preset("pokemon-qiita2023").expect("preset");
+    let table = hakase_core::FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, SolverConfig::default(), 1 << 18);
+    let all = game.all_answers();
+    let mut checked = 0;
+    for first in ["ジーランス", "ピカチュウ", "ミュウ"] {
+        let guess = game.find_guess(first).expect("known word");
+        for (_, part) in hakase_core::history::open_parts(&table, guess, &all) {
+            for left in 1..=4u32 {
+                let node = Node {
+                    candidates: part.clone(),
+                    guesses_left: left,
+                    hard: Default::default(),
+                };
+                let optimum = solver.evaluate(&node, INFEASIBLE);
+                let played = total_within(&EntropyStrategy, &game, &table, &part, left);
+                match played {
+                    Some(total) => {
+                        assert!(
+                            optimum.is_exact() && optimum.value() <= total,
+                            "{first} {left}"
+                        )
+                    }
+                    None => assert!(part.len() > 1, "one answer is always found"),
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+    let three = &all[..3];
+    assert_eq!(
+        total_within(&EntropyStrategy, &game, &table, three, 1),
+        None
+    );
+    assert_eq!(
+        total_within(&EntropyStrategy, &game, &table, &all[..1], 1),
+        Some(1)
+    );
+}

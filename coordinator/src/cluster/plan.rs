@@ -25,6 +25,7 @@ use hakase_core::solver::{
     FirstGuessValue, FirstGuesses, GuessBound, Mode, Node, Objective, Outcome, SharedSolver,
     Solver, SolverConfig, INFEASIBLE,
 };
+use hakase_core::strategy::{total_within, EntropyStrategy};
 use hakase_core::tree::Tree;
 use hakase_core::{GameTable, GuessId, Pattern};
 use hakase_proto::job::{JobId, JobKind, JobSpec};
@@ -156,8 +157,9 @@ pub struct CutProgress {
     pub done_share: f64,
     /// A proven lower bound on its total.
     pub lower: u32,
-    /// A total some strategy reaches: the sum of each part's best value found so far, once
-    /// every part has one.
+    /// A total some strategy reaches: the sum over the parts of the least of the exact value,
+    /// the best slice found and the entropy strategy's total (normal mode), once every part
+    /// has one.
     pub upper: Option<u32>,
 }
 
@@ -182,6 +184,9 @@ struct Part {
     pattern: Pattern,
     node: Node,
     source: Source,
+    /// The total the entropy strategy reaches on the part (`Some(None)`: it does not find
+    /// every answer in time), worked out the first time progress is shown.
+    played: Option<Option<u32>>,
 }
 
 /// A large part's second guesses in the solver's order, cut into runs, each a slice job.
@@ -460,6 +465,7 @@ impl Planner {
                 pattern,
                 node,
                 source,
+                played: None,
             });
         }
         self.level.firsts[i].parts = parts;
@@ -582,6 +588,7 @@ impl Planner {
     pub fn open_cuts(&mut self, known: &Known, limit: usize) -> Vec<CutProgress> {
         let n = self.level.root.candidates.len() as u32;
         let (fingerprint, config) = (&self.fingerprint, &self.config);
+        let solver = self.solver.solver();
         let mut cuts = Vec::new();
         for (i, first) in self.level.firsts.iter_mut().enumerate() {
             if cuts.len() >= limit {
@@ -604,7 +611,9 @@ impl Planner {
                 let best = if exact {
                     Some(value)
                 } else {
-                    part_upper(part, known, fingerprint, config)
+                    let found = part_upper(part, known, fingerprint, config);
+                    let played = played_upper(part, solver, config);
+                    found.into_iter().chain(played).min()
                 };
                 upper = upper.zip(best).map(|(sum, v)| sum.saturating_add(v));
             }
@@ -910,6 +919,23 @@ fn part_value(
             }
         }
     }
+}
+
+/// The total the entropy strategy reaches on a part within its guesses, worked out once: in
+/// normal play only (its guesses need not keep hard mode's rules).
+fn played_upper(part: &mut Part, solver: &Solver<'_>, config: &SolverConfig) -> Option<u32> {
+    if config.mode != Mode::Normal {
+        return None;
+    }
+    *part.played.get_or_insert_with(|| {
+        total_within(
+            &EntropyStrategy,
+            solver.game(),
+            solver.table(),
+            &part.node.candidates,
+            part.node.guesses_left,
+        )
+    })
 }
 
 /// The least value some strategy is known to reach on a part not settled yet: a split part's

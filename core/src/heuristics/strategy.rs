@@ -226,3 +226,33 @@ fn best_by_key(guesses: usize, key: impl Fn(GuessId) -> i64 + Sync) -> GuessId {
         .max()
         .map_or(0, |(_, std::cmp::Reverse(g))| g)
 }
+
+/// The total `strategy` reaches on `candidates` with `guesses_left` guesses in normal play
+/// (every allowed guess allowed), or `None` when some answer is not found within them: a
+/// strategy that is played proves an upper bound on the optimum, cheap next to the search,
+/// which closes the interval a long search shows while it runs.
+pub fn total_within(
+    strategy: &dyn Strategy,
+    game: &Game,
+    table: &FeedbackTable,
+    candidates: &[AnswerId],
+    guesses_left: u32,
+) -> Option<u32> {
+    match (candidates.len(), guesses_left) {
+        (0, _) => return Some(0),
+        (_, 0) => return None,
+        (1, _) => return Some(1),
+        _ => {}
+    }
+    let guess = strategy.choose(game, table, candidates);
+    let parts = crate::history::open_parts(table, guess, candidates);
+    // A guess that tells nothing apart would be played for ever.
+    if parts.len() == 1 && parts[0].1.len() == candidates.len() {
+        return None;
+    }
+    let rest: Option<u32> = parts
+        .par_iter()
+        .map(|(_, part)| total_within(strategy, game, table, part, guesses_left - 1))
+        .sum();
+    Some(candidates.len() as u32 + rest?)
+}

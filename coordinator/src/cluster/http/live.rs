@@ -13,7 +13,7 @@ use axum::{Json, Router};
 use serde::Serialize;
 
 use super::history::{History, Sample};
-use crate::cluster::engine::Engine;
+use crate::cluster::engine::{CutView, Engine};
 use crate::web::assets::page;
 use hakase_core::label::proof_words;
 
@@ -135,6 +135,9 @@ pub struct RunView {
     pub history: Vec<Sample>,
     /// How the results were checked so far, in one line.
     pub audit: String,
+    /// The first guesses cut into part jobs that are still open: a run of one huge first
+    /// guess shows its parts settled and the interval of its total here.
+    pub cuts: Vec<CutView>,
     /// How far the result is proven, in the headline's words ("proven", "proven if 492
     /// unchecked worker claims hold, …").
     pub proof: String,
@@ -217,6 +220,7 @@ impl Live {
             workers,
             history,
             audit: snap.audit.line(),
+            cuts: snap.cuts,
             proof: proof_words(
                 self.engine.config.top_k.is_none(),
                 snap.audit.unchecked_guesses.len(),

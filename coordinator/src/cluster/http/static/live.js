@@ -108,6 +108,15 @@ function render(run) {
   $("bar-fill").style.width = `${(share * 100).toFixed(1)}%`;
   document.querySelector(".bar").setAttribute("aria-valuenow", String(Math.floor(share * 100)));
   $("jobs").textContent = `jobs: ${run.jobs.done} done, ${run.jobs.leased} leased, ${run.jobs.queued} queued · ${run.results} results`;
+  // A first guess cut into part jobs: its parts settled and the interval of its total.
+  const cuts = $("cuts");
+  cuts.replaceChildren(...(run.cuts || []).map((c) => {
+    const li = document.createElement("li");
+    const upper = c.upper == null ? "?" : String(c.upper);
+    li.textContent = `${c.guess}: ${c.parts_settled} / ${c.parts} parts settled · total in [${c.lower}, ${upper}] · ETA ${duration(c.eta_secs)}`;
+    return li;
+  }));
+  cuts.hidden = cuts.children.length === 0;
   drawPlot(run);
 
   fillRows(document.querySelector("#ranking tbody"), run.ranking.map((r, i) => ({
