@@ -377,3 +377,30 @@ pub fn recomputed(events: &[JobEvent]) -> Vec<JobEvent> {
     }
     again
 }
+
+/// Starts `n` one-thread workers of `url` whose jobs take 30 ms more (so that a test can
+/// stop the coordinator half-way), each keeping a job log; returns them with their logs.
+pub fn start_slow_workers(dir: &Scratch, url: &str, n: usize) -> (Vec<Proc>, Vec<PathBuf>) {
+    let logs: Vec<PathBuf> = (0..n).map(|i| dir.join(&format!("w{i}.log"))).collect();
+    let workers = logs
+        .iter()
+        .enumerate()
+        .map(|(i, log)| {
+            let log = log.to_string_lossy();
+            let args = ["--job-delay-ms", "30", "--job-log", log.as_ref()];
+            start_worker(dir, &format!("w{i}"), url, &args)
+        })
+        .collect();
+    (workers, logs)
+}
+
+/// Distinct jobs the workers' logs saw acknowledged (a re-run of a claim, the audit's, is
+/// acknowledged under the same id).
+pub fn distinct_acked(logs: &[PathBuf]) -> usize {
+    logs.iter()
+        .flat_map(|l| job_log(l))
+        .filter(|e| e.event == "acked")
+        .map(|e| e.id)
+        .collect::<std::collections::HashSet<_>>()
+        .len()
+}

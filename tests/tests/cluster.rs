@@ -140,38 +140,12 @@ fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
     // Only the runner-up's claim is re-run (on purpose) before the result is declared.
     let args = ["--game", game, "--lease-secs", "2", "--audit-fraction", "0"];
     let (mut first, url) = start_coordinator(&dir, "coordinator1", &db, &args);
-    let logs: Vec<_> = (0..2).map(|i| dir.join(&format!("w{i}.log"))).collect();
-    let mut workers: Vec<Proc> = logs
-        .iter()
-        .enumerate()
-        .map(|(i, log)| {
-            start_worker(
-                &dir,
-                &format!("w{i}"),
-                &url,
-                &[
-                    "--job-delay-ms",
-                    "30",
-                    "--job-log",
-                    log.to_str().expect("utf-8"),
-                ],
-            )
-        })
-        .collect();
-    // Distinct jobs: a re-run of a claim (the audit) is acknowledged under the same id.
-    let acked = |logs: &[std::path::PathBuf]| -> usize {
-        logs.iter()
-            .flat_map(|l| job_log(l))
-            .filter(|e| e.event == "acked")
-            .map(|e| e.id)
-            .collect::<std::collections::HashSet<_>>()
-            .len()
-    };
+    let (mut workers, logs) = start_slow_workers(&dir, &url, 2);
     wait_for(Duration::from_secs(120), "some finished jobs", || {
-        (acked(&logs) >= 8).then_some(())
+        (distinct_acked(&logs) >= 8).then_some(())
     });
     first.kill9();
-    let acked_before = acked(&logs);
+    let acked_before = distinct_acked(&logs);
     let listen = url.trim_start_matches("http://").to_string();
     let mut restart_args = vec!["--listen", listen.as_str()];
     restart_args.extend_from_slice(&args);
@@ -565,30 +539,9 @@ fn a_one_guess_run_cut_into_slices_survives_a_killed_coordinator() {
         coordinator_log_arg.as_str(),
     ];
     let (mut first, url) = start_coordinator(&dir, "coordinator1", &db, &args);
-    let logs: Vec<_> = (0..2).map(|i| dir.join(&format!("w{i}.log"))).collect();
-    let mut workers: Vec<Proc> = logs
-        .iter()
-        .enumerate()
-        .map(|(i, log)| {
-            let log = log.to_str().expect("utf-8");
-            start_worker(
-                &dir,
-                &format!("w{i}"),
-                &url,
-                &["--job-delay-ms", "30", "--job-log", log],
-            )
-        })
-        .collect();
-    let acked = |logs: &[std::path::PathBuf]| -> usize {
-        logs.iter()
-            .flat_map(|l| job_log(l))
-            .filter(|e| e.event == "acked")
-            .map(|e| e.id)
-            .collect::<std::collections::HashSet<_>>()
-            .len()
-    };
+    let (mut workers, logs) = start_slow_workers(&dir, &url, 2);
     wait_for(Duration::from_secs(120), "some finished jobs", || {
-        (acked(&logs) >= 8).then_some(())
+        (distinct_acked(&logs) >= 8).then_some(())
     });
     first.kill9();
     assert!(
@@ -596,7 +549,7 @@ fn a_one_guess_run_cut_into_slices_survives_a_killed_coordinator() {
         "the run was over before the kill: {}",
         first.output()
     );
-    let acked_before = acked(&logs);
+    let acked_before = distinct_acked(&logs);
     let listen = url.trim_start_matches("http://").to_string();
     let mut restart_args = vec!["--listen", listen.as_str()];
     restart_args.extend_from_slice(&args);
