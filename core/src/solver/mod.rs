@@ -18,6 +18,7 @@ pub mod hard;
 mod hard_masks;
 mod hard_pool;
 pub mod memo;
+mod order_cache;
 mod root;
 mod scan;
 mod search;
@@ -200,6 +201,8 @@ pub struct Solver<'g> {
     every_guess: Vec<GuessId>,
     /// Hard mode's allowed-guess sets (`None` in the other modes).
     hard_masks: Option<HardMasks>,
+    /// The last nodes' order scans, for slices of one part.
+    order_scans: order_cache::OrderScans<scan::Scan>,
     /// Search counters.
     pub stats: Stats,
 }
@@ -237,6 +240,7 @@ impl<'g> Solver<'g> {
             salt,
             every_guess: (0..game.guesses().len() as GuessId).collect(),
             hard_masks,
+            order_scans: order_cache::OrderScans::default(),
             stats: Stats::default(),
         }
     }
@@ -324,14 +328,17 @@ impl Solver<'_> {
 impl Solver<'_> {
     /// The scan behind [`Solver::guess_order`], which a slice of that order is searched with
     /// (see [`Solver::evaluate_slice`]): the same call, so both see the same positions.
-    pub(crate) fn order_scan(&self, node: &Node) -> scan::Scan {
-        self.scan(
-            &node.candidates,
-            node.guesses_left.max(2),
-            &node.hard,
-            None,
-            INFEASIBLE,
-        )
+    /// Kept for the last few nodes, which a worker's slices of one part ask for in turn.
+    pub(crate) fn order_scan(&self, node: &Node) -> Arc<scan::Scan> {
+        self.order_scans.get_or_scan(node, || {
+            self.scan(
+                &node.candidates,
+                node.guesses_left.max(2),
+                &node.hard,
+                None,
+                INFEASIBLE,
+            )
+        })
     }
 
     /// The first guesses `first` asks for at `node`, in the order the in-memory search settles
