@@ -350,12 +350,35 @@ enum BestLie {
 #[test]
 fn one_lie_on_the_best_first_guess_never_makes_a_wrong_result_proven() {
     let truth = truth();
+    let policy = AuditPolicy::with_fraction(AuditPolicy::DEFAULT_FRACTION);
     for (seed, lie) in [(101, BestLie::FarBound), (102, BestLie::WorseTree)] {
-        let (lied, best, unchecked) = lie_on_the_best(seed, lie, &truth);
+        let (lied, best, unchecked) = lie_on_the_best(seed, lie, policy, &truth);
         assert!(lied, "the liar never held the best first guess ({lie:?})");
         assert_eq!(best, truth.0, "one lie changed the result ({lie:?})");
         eprintln!(
             "{lie:?}: best total {best} (truth {}), unchecked rows {unchecked}",
+            truth.0
+        );
+    }
+}
+
+/// `--trust-workers`: the decisive claims are not re-run, so one lie on the best first
+/// guess may change the result, but never silently: the best's row is named unchecked and
+/// the headline says "proven if". Without a lie the result is the optimum.
+#[test]
+fn with_trusted_workers_a_lie_on_the_best_is_never_called_proven() {
+    let truth = truth();
+    let policy = AuditPolicy::with_fraction(0.0).trusting();
+    for (seed, lie) in [(111, BestLie::FarBound), (112, BestLie::WorseTree)] {
+        let (lied, best, unchecked) = lie_on_the_best(seed, lie, policy, &truth);
+        assert!(lied, "the liar never held the best first guess ({lie:?})");
+        assert!(
+            unchecked > 0,
+            "a trusted run named no unchecked row ({lie:?}, best {best}, truth {})",
+            truth.0
+        );
+        eprintln!(
+            "trusted, {lie:?}: best total {best} (truth {}), unchecked rows {unchecked}",
             truth.0
         );
     }
@@ -368,16 +391,17 @@ fn one_lie_on_the_best_first_guess_never_makes_a_wrong_result_proven() {
 fn lie_on_the_best(
     seed: u64,
     lie: BestLie,
+    policy: AuditPolicy,
     truth: &(u32, HashMap<GuessId, u32>),
 ) -> (bool, u32, usize) {
     let db = std::env::temp_dir().join(format!("hakase-best-lie-{seed}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&db);
-    let fraction = AuditPolicy::DEFAULT_FRACTION;
+    let fraction = policy.fraction();
     // The silent liar counts as live: a re-run of an honest claim waits one lease period
     // for another worker before the coordinator takes it.
     let params = EngineParams {
         lease: Duration::from_secs(1),
-        audit: Some(AuditPolicy::with_fraction(fraction)),
+        audit: Some(policy),
         ..EngineParams::default()
     };
     let engine = Engine::new(
@@ -471,7 +495,18 @@ fn lie_on_the_best(
     });
     eprintln!("{lie:?}: the run took {:?}", started.elapsed());
     let (best, _) = check_result(&engine, &solution, liar, truth, seed, fraction);
-    let unchecked = engine.snapshot().audit.unchecked_guesses.len();
+    let audit = engine.snapshot().audit;
+    if !policy.decisive {
+        assert_eq!(
+            audit.rerun_decisive, 0,
+            "trusted claims were re-run as decisive"
+        );
+        assert!(
+            audit.trusted,
+            "the account does not say the workers were trusted"
+        );
+    }
+    let unchecked = audit.unchecked_guesses.len();
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
     (lied, best, unchecked)

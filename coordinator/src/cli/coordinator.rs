@@ -236,6 +236,12 @@ pub struct Coordinator {
     /// is declared; the claims that decide the result are re-run whatever this says.
     #[arg(long, value_name = "F", default_value_t = AuditPolicy::DEFAULT_FRACTION)]
     pub audit_fraction: f64,
+    /// The workers are your own: do not re-run the claims that decide the result (only the
+    /// --audit-fraction sample). Saves up to half the work of a one-guess run, where every
+    /// part's bound decides; the result then reads "proven if N unchecked worker claims
+    /// hold" and names the rows that rest on them.
+    #[arg(long)]
+    pub trust_workers: bool,
 }
 
 impl Coordinator {
@@ -322,6 +328,16 @@ impl Coordinator {
         Ok(())
     }
 
+    /// The audit asked for: the sample share, and the decisive re-runs unless trusted.
+    fn audit_policy(&self) -> AuditPolicy {
+        let policy = AuditPolicy::with_fraction(self.audit_fraction);
+        if self.trust_workers {
+            policy.trusting()
+        } else {
+            policy
+        }
+    }
+
     /// Which first guesses the run settles: the listed ones (--first, --firsts), all of them
     /// to their exact values (--rank-all), or the best.
     fn scope(&self, game: &Game, config: &SolverConfig) -> Result<RunScope> {
@@ -350,7 +366,7 @@ impl Coordinator {
         scope: RunScope,
     ) -> Result<Engine> {
         let params = EngineParams {
-            audit: Some(AuditPolicy::with_fraction(self.audit_fraction)),
+            audit: Some(self.audit_policy()),
             ..self.cut.params()
         };
         let mut engine = Engine::open(game, config, db, params, scope)

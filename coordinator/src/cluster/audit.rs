@@ -20,12 +20,17 @@ use sha2::{Digest, Sha256};
 /// The coordinator's own worker id, for re-runs it solves itself.
 pub const COORDINATOR: u64 = 0;
 
-/// How many claims are re-run besides the decisive ones.
+/// Which claims are re-run: the decisive ones (unless the workers are trusted) and a share
+/// of the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AuditPolicy {
     /// Share of the other needed bound claims re-run, in parts per million (so the
     /// parameters stay `Eq`).
     pub fraction_ppm: u32,
+    /// Whether the claims that decide the result are re-run whatever the share says. Off
+    /// only for workers the operator vouches for (`--trust-workers`): in a one-guess run
+    /// every slice's bound is decisive, so checking them all doubles the run's work.
+    pub decisive: bool,
 }
 
 impl AuditPolicy {
@@ -36,6 +41,16 @@ impl AuditPolicy {
     pub fn with_fraction(fraction: f64) -> AuditPolicy {
         AuditPolicy {
             fraction_ppm: (fraction.clamp(0.0, 1.0) * 1e6).round() as u32,
+            decisive: true,
+        }
+    }
+
+    /// This policy without the decisive re-runs: the claims that decide the result are
+    /// accepted unless the sample picks them, and the result names them as unchecked.
+    pub fn trusting(self) -> AuditPolicy {
+        AuditPolicy {
+            decisive: false,
+            ..self
         }
     }
 
@@ -127,6 +142,10 @@ pub struct AuditSummary {
     pub enabled: bool,
     /// The share of other claims re-run.
     pub fraction: f64,
+    /// True when the workers were trusted (`--trust-workers`): the decisive claims were
+    /// not re-run unless sampled.
+    #[serde(default)]
+    pub trusted: bool,
     /// Exact claims whose tree was verified on arrival.
     pub exact_verified: u64,
     /// Pruned first guesses whose admissible lower bound already reaches the cutoff.
@@ -176,15 +195,19 @@ impl AuditSummary {
         } else {
             String::new()
         };
+        let decisive = if self.trusted {
+            "none decisive: the workers are trusted".to_string()
+        } else {
+            format!("{} decisive{ahead}{coordinator}", self.rerun_decisive)
+        };
         format!(
             "checked: {} exact claims verified by tree, {} bound claims re-run ({} by policy \
-             at {}%, {} decisive{ahead}{coordinator}), {} first guesses settled by the \
-             admissible bound alone, {} claims accepted unchecked; {} quarantined workers",
+             at {}%, {decisive}), {} first guesses settled by the admissible bound alone, {} \
+             claims accepted unchecked; {} quarantined workers",
             self.exact_verified,
             self.rerun_policy + self.rerun_decisive + self.rerun_ahead,
             self.rerun_policy,
             self.fraction * 100.0,
-            self.rerun_decisive,
             self.covered_by_bound,
             self.unchecked,
             self.quarantined.len()

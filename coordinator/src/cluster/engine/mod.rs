@@ -182,8 +182,9 @@ struct State {
     incumbent_claims: HashSet<JobId>,
     /// True while the finished search waits for its re-runs.
     auditing: bool,
-    /// The worker last given a first guess of each letter set (see [`Engine::next_queued`]).
-    affinity: HashMap<[u64; 4], u64>,
+    /// The worker last given a job of each affinity key, a letter set or a sliced part (see
+    /// [`Engine::next_queued`]).
+    affinity: HashMap<lease::Affinity, u64>,
     /// The account of checking.
     audit: AuditSummary,
     /// When the registrations of the last second came (see [`REGISTRATIONS_PER_SECOND`]).
@@ -225,6 +226,7 @@ impl State {
             audit: store.audit()?.unwrap_or_else(|| AuditSummary {
                 enabled: params.audit.is_some(),
                 fraction: params.audit.map_or(0.0, |p| p.fraction()),
+                trusted: params.audit.is_some_and(|p| !p.decisive),
                 quarantined: quarantined.iter().copied().collect(),
                 ..AuditSummary::default()
             }),

@@ -71,7 +71,7 @@ impl Engine {
         }
         let reason = if policy.sampled(self.store.audit_seed(), id) {
             Reason::Policy
-        } else if leads {
+        } else if leads && policy.decisive {
             Reason::Ahead
         } else {
             return;
@@ -166,12 +166,13 @@ impl Engine {
                 .map(|(claim, _)| claim.first)
                 .find(|&i| Some(i) != best);
             for (claim, outcome) in needed {
-                let decisive = Some(claim.first) == runner_up || Some(claim.first) == best;
+                let decisive = policy.decisive
+                    && (Some(claim.first) == runner_up || Some(claim.first) == best);
                 Self::audit_claim(state, policy, run, claim, outcome, decisive);
             }
             state.audit.unchecked_guesses.sort_unstable();
             state.audit.unchecked_guesses.dedup();
-            self.check_best_lower_side(state);
+            self.check_best_lower_side(state, policy);
             if !state.rechecks.is_empty() {
                 tracing::info!(
                     rechecks = state.rechecks.len(),
@@ -251,8 +252,8 @@ impl Engine {
             // A claim stating more than its first guess had to reach ranks last, so it is
             // never the runner-up's, yet a false one ("≥ 1245" on the true best) alone may
             // hide the best. Re-run at the cutoff, which is cheap and decides the result;
-            // the row's own value stays unchecked.
-            if outcome.value() <= claim.cutoff {
+            // the row's own value stays unchecked. Trusted workers' claims are not.
+            if outcome.value() <= claim.cutoff || !policy.decisive {
                 return;
             }
             (claim.cutoff, Reason::Decisive)
@@ -276,7 +277,8 @@ impl Engine {
     /// Queues the re-run of the best first guess's exact claim at its value: its tree
     /// proves only that the value is reached, and a worker that sent a valid but
     /// suboptimal tree for the true optimum would otherwise change the result unseen.
-    fn check_best_lower_side(&self, state: &mut State) {
+    /// Trusted workers' claim is named unchecked instead (unless the sample re-runs it).
+    fn check_best_lower_side(&self, state: &mut State, policy: AuditPolicy) {
         let Some((value, at)) = state.planner.incumbent() else {
             return;
         };
@@ -289,6 +291,17 @@ impl Engine {
         let confirmed = state.confirmed.get(&id).is_some_and(|&b| b >= value);
         let lower_covers = state.planner.lower(at) >= value;
         if confirmed || lower_covers {
+            return;
+        }
+        if !policy.decisive {
+            if !state.rechecks.contains_key(&id) {
+                state.audit.unchecked += 1;
+                if let Some(guess) = state.planner.guess_at(at) {
+                    state.audit.unchecked_guesses.push(guess);
+                    state.audit.unchecked_guesses.sort_unstable();
+                    state.audit.unchecked_guesses.dedup();
+                }
+            }
             return;
         }
         if let Some(running) = state.rechecks.get_mut(&id) {
