@@ -26,18 +26,28 @@ struct Expiry {
     unix_ms: u64,
 }
 
+/// What jobs that share subproblems have in common, for [`pick`]: whole first guesses of one
+/// letter set leave the same all-gray part; slices of one part search the same sub-parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Affinity {
+    /// The letter set of a whole first guess.
+    Letters([u64; 4]),
+    /// A hash of the part a slice searches.
+    Part(u64),
+}
+
 /// The policy of [`Engine::next_queued`]: the first of the first [`AFFINITY_WINDOW`] queued
-/// jobs whose letter set (`letters`) no other live worker took last, else the first.
-pub(super) fn pick(
+/// jobs whose affinity key (`key_of`) no other live worker took last, else the first.
+pub(super) fn pick<K: Eq + std::hash::Hash>(
     queue: &BTreeSet<QueueKey>,
-    letters: impl Fn(JobId) -> Option<[u64; 4]>,
-    affinity: &HashMap<[u64; 4], u64>,
+    key_of: impl Fn(JobId) -> Option<K>,
+    affinity: &HashMap<K, u64>,
     live: &HashSet<u64>,
     worker: u64,
 ) -> Option<QueueKey> {
     let front = *queue.first()?;
     let free = |key: &&QueueKey| {
-        letters(key.1)
+        key_of(key.1)
             .and_then(|set| affinity.get(&set))
             .is_none_or(|owner| *owner == worker || !live.contains(owner))
     };
@@ -189,8 +199,8 @@ impl Engine {
                 continue;
             }
             let (leased, record) = Self::lease_entry(id, entry, beta, worker, expiry);
-            if let Some(letters) = self.letter_set(entry) {
-                affinity.insert(letters, worker);
+            if let Some(key) = self.affinity_key(entry) {
+                affinity.insert(key, worker);
             }
             out.push(leased);
             records.push(record);
@@ -297,32 +307,37 @@ impl Engine {
     }
 
     /// The queued job to lease to `worker` next: the first in search order, except that a
-    /// whole first guess whose letter set another live worker took last is left to that
-    /// worker when something else is queued close behind. Guesses with the same letters
-    /// leave the same all-gray part (usually the largest), so the worker that bounded it for
-    /// one finds it in its memo for the others; with first guesses spread blindly, each
-    /// worker bounded it again (measured: 9 % more table reads with 2 workers than in one
-    /// process).
+    /// job whose affinity key another live worker took last is left to that worker when
+    /// something else is queued close behind. Guesses with the same letters leave the same
+    /// all-gray part (usually the largest), so the worker that bounded it for one finds it
+    /// in its memo for the others; with first guesses spread blindly, each worker bounded it
+    /// again (measured: 9 % more table reads with 2 workers than in one process). Slices of
+    /// one part share its sub-parts the same way.
     fn next_queued(
         &self,
         queue: &BTreeSet<QueueKey>,
         jobs: &HashMap<JobId, Entry>,
-        affinity: &HashMap<[u64; 4], u64>,
+        affinity: &HashMap<Affinity, u64>,
         live: &HashSet<u64>,
         worker: u64,
     ) -> Option<QueueKey> {
-        let letters = |id: JobId| jobs.get(&id).and_then(|entry| self.letter_set(entry));
-        pick(queue, letters, affinity, live, worker)
+        let key_of = |id: JobId| jobs.get(&id).and_then(|entry| self.affinity_key(entry));
+        pick(queue, key_of, affinity, live, worker)
     }
 
-    /// The letter set of a whole first-guess job.
-    fn letter_set(&self, entry: &Entry) -> Option<[u64; 4]> {
+    /// The affinity key of a whole first-guess job (its letter set) or of a slice (its part).
+    fn affinity_key(&self, entry: &Entry) -> Option<Affinity> {
         match (entry.first, &entry.spec.kind) {
             (Some(_), JobKind::Guess(guess)) => self
                 .game()
                 .guesses()
                 .get(*guess as usize)
-                .map(|word| word.letter_set()),
+                .map(|word| Affinity::Letters(word.letter_set())),
+            (_, JobKind::Slice { .. }) => {
+                let mut hasher = std::hash::DefaultHasher::new();
+                std::hash::Hash::hash(&entry.spec.node, &mut hasher);
+                Some(Affinity::Part(std::hash::Hasher::finish(&hasher)))
+            }
             _ => None,
         }
     }
