@@ -547,3 +547,170 @@ fn a_liar_never_makes_a_wrong_result_proven() {
         .filter(|r| r.1 >= 1.0)
         .all(|r| r.3.exact && r.3.unchecked_rows == 0));
 }
+
+/// A one-guess run (`--first W`) rests on its parts' claims. A valid but suboptimal tree sent
+/// for a part (or a slice) proves only that its total is reached; at the default audit it
+/// must not raise the first guess's total unseen (it is re-run at its value and the liar is
+/// quarantined), and with trusted workers it must be named unchecked.
+#[test]
+fn a_worse_tree_for_a_part_never_makes_a_wrong_total_proven() {
+    let game = load_preset(GAME).expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, SolverConfig::default(), 1 << 20);
+    let root = solver.root(game.tries());
+    // The guess leaving the largest part (sliced when it has at least 64 answers).
+    let largest = |g: GuessId| {
+        hakase_core::history::partition(&table, g, &root.candidates)
+            .iter()
+            .map(|(_, part)| part.len())
+            .max()
+            .unwrap_or(0)
+    };
+    let guess = solver
+        .guess_order(&root)
+        .guesses
+        .iter()
+        .map(|b| b.guess)
+        .max_by_key(|&g| largest(g))
+        .expect("guesses");
+    let truth = solver.evaluate_guess(&root, guess, INFEASIBLE).value();
+    let default = AuditPolicy::with_fraction(0.0);
+    for (seed, policy) in [(121, default), (122, default.trusting())] {
+        let (lied, total, unchecked) = lie_on_a_part(seed, guess, policy);
+        assert!(lied, "no part had a worse tree to send (seed {seed})");
+        if policy.decisive {
+            assert_eq!(
+                total, truth,
+                "a worse part tree raised the total (seed {seed})"
+            );
+            assert_eq!(unchecked, 0, "(seed {seed})");
+        } else {
+            assert!(
+                unchecked > 0,
+                "a trusted one-guess run named no unchecked row"
+            );
+        }
+        eprintln!("seed {seed}: total {total} (truth {truth}), unchecked rows {unchecked}");
+    }
+}
+
+/// One run of [`a_worse_tree_for_a_part_never_makes_a_wrong_total_proven`]: the liar takes
+/// jobs until it has sent one worse tree for a part job, then an honest worker does the
+/// rest. Returns whether it lied, the total and the unchecked rows.
+fn lie_on_a_part(seed: u64, guess: GuessId, policy: AuditPolicy) -> (bool, u32, usize) {
+    let db = std::env::temp_dir().join(format!("hakase-part-lie-{seed}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let params = EngineParams {
+        lease: Duration::from_secs(1),
+        audit: Some(policy),
+        ..EngineParams::default()
+    };
+    let scope = hakase_coordinator::runs::RunScope::Listed(vec![guess]);
+    let engine = Engine::open(
+        load_preset(GAME).expect("preset"),
+        SolverConfig::default(),
+        &db,
+        params,
+        scope,
+    )
+    .expect("engine");
+    let bench = workbench(&engine, SolverConfig::default());
+    let liar = engine.register(2, None).expect("register");
+    let honest = engine.register(2, None).expect("register");
+    let stop = AtomicBool::new(false);
+    let mut lied = false;
+    let solution = std::thread::scope(|scope| {
+        scope.spawn(|| engine.drive(&stop));
+        let mut steps = 0u64;
+        let solution = loop {
+            if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
+                break solution;
+            }
+            steps += 1;
+            assert!(steps < 1_000_000, "the run never finished (seed {seed})");
+            let worker = if lied { honest } else { liar };
+            let leased = match engine.lease(worker, 4) {
+                Ok(Some(jobs)) => jobs,
+                Ok(None) => continue,
+                Err(err) => panic!("a lease was refused: {err}"),
+            };
+            if leased.is_empty() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            for job in leased {
+                let answer = solve_job(bench.solver(), &job.spec, job.beta);
+                let worse = (worker == liar)
+                    .then(|| worse_tree(&bench, &job.spec, &answer))
+                    .flatten();
+                let sent = match worse {
+                    Some(worse) => {
+                        lied = true;
+                        worse
+                    }
+                    None => answer,
+                };
+                match engine.complete(worker, job.id, sent, false) {
+                    Ok(_) | Err(ClusterError::NotHeld(_)) => {}
+                    Err(_) if worker == liar => {}
+                    Err(err) => panic!("an honest report was refused: {err}"),
+                }
+            }
+        };
+        stop.store(true, Ordering::Relaxed);
+        engine.poke();
+        solution
+    });
+    let total = solution.best.expect("a best first guess").outcome.value();
+    let audit = engine.snapshot().audit;
+    if policy.decisive && lied {
+        assert_eq!(
+            audit.quarantined,
+            vec![liar],
+            "the liar was not caught (seed {seed}, total {total}): {audit:?}"
+        );
+    }
+    let unchecked = audit.unchecked_guesses.len();
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+    (lied, total, unchecked)
+}
+
+/// A valid tree for a part or slice job that totals more than the honest exact `answer`: the
+/// honest tree with one branch's play replaced by a worse one (after the last guess of the
+/// branch's search order that totals more). `None` for a bound or when no branch has one.
+fn worse_tree(bench: &Workbench, spec: &JobSpec, answer: &JobAnswer) -> Option<JobAnswer> {
+    let (Outcome::Exact { value, guess }, Some(honest)) = (answer.outcome, &answer.tree) else {
+        return None;
+    };
+    let (solver, game, table) = (bench.solver(), bench.game(), bench.table());
+    let total = |tree: &hakase_core::tree::Tree, candidates: &[hakase_core::AnswerId]| {
+        u32::try_from(tree.evaluate(game, table, candidates).total).ok()
+    };
+    let parts = hakase_core::history::partition(table, guess, &spec.node.candidates);
+    let mut tree = honest.clone();
+    for (pattern, part) in parts.iter().filter(|(_, part)| part.len() >= 3) {
+        let child = hakase_core::solver::Node {
+            candidates: part.clone(),
+            guesses_left: spec.node.guesses_left.checked_sub(1)?,
+            hard: Default::default(),
+        };
+        let at = tree.branches.iter().position(|(p, _)| p == pattern)?;
+        let now = total(&tree.branches[at].1, part)?;
+        let order = solver.guess_order(&child).guesses;
+        let worse = order.iter().rev().take(8).find_map(|b| {
+            let other = solver.tree_with_first(&child, b.guess)?;
+            (total(&other, part)? > now).then_some(other)
+        });
+        if let Some(worse) = worse {
+            tree.branches[at].1 = worse;
+            let lie = total(&tree, &spec.node.candidates)?;
+            assert!(lie > value, "the replaced branch did not raise the total");
+            return Some(JobAnswer {
+                outcome: Outcome::Exact { value: lie, guess },
+                tree: Some(tree),
+                ..answer.clone()
+            });
+        }
+    }
+    None
+}

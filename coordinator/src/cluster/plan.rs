@@ -681,10 +681,12 @@ impl Planner {
             .collect()
     }
 
-    /// Every bound claim of a part job that a settled first guess rests on: a first-move
-    /// job's bound above its part's floor 2n − 1, or a slice job's bound above the
-    /// admissible bound of its first guess. Each must hold to the bound it states (its
-    /// `cutoff` here); exact part results carry trees, checked on arrival.
+    /// Every claim of a part job that a settled first guess rests on: a first-move job's
+    /// bound or exact value above its part's floor 2n − 1, or a slice job's above the
+    /// admissible bound of its guesses. Each must hold to the value it states (its `cutoff`
+    /// here). An exact claim's tree, checked on arrival, proves only that its value is
+    /// reached: a valid but suboptimal tree for a part would raise the first guess's total
+    /// unseen, so its lower side is a claim like a bound.
     pub fn part_claims(&self, known: &Known) -> Vec<FirstClaim> {
         let mut claims = Vec::new();
         for (i, f) in self.level.firsts.iter().enumerate() {
@@ -692,13 +694,13 @@ impl Planner {
                 continue;
             }
             let mut claim = |id: &JobId, spec: &Arc<JobSpec>, lower: u32| {
-                if let Some(Outcome::AtLeast(bound)) = known.get(id) {
-                    if *bound > lower {
+                if let Some(stated) = known.get(id).map(|o| o.value()) {
+                    if stated > lower {
                         claims.push(FirstClaim {
                             id: *id,
                             spec: spec.clone(),
                             lower,
-                            cutoff: *bound,
+                            cutoff: stated,
                             first: i,
                         });
                     }
