@@ -585,3 +585,77 @@ fn a_one_guess_run_cut_into_slices_survives_a_killed_coordinator() {
         assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
     }
 }
+
+/// `--trust-workers` on a one-guess run: the same value as the core solver, no claim re-run
+/// (the sample is 0 %), and the result says what it rests on: the first guess is named as
+/// resting on unchecked claims and the audit account says the workers were trusted.
+#[test]
+fn a_one_guess_run_with_trusted_workers_re_runs_nothing_and_says_so() {
+    let game = "pokemon-gen:1";
+    let shared = core_solver(game, SolverConfig::default());
+    let solver = shared.solver();
+    let root = solver.root(solver.game().tries());
+    // The guess leaving the largest part, sliced, whose claims are above their floors.
+    let largest = |g: u32| {
+        hakase_core::history::partition(solver.table(), g, &root.candidates)
+            .iter()
+            .map(|(_, part)| part.len())
+            .max()
+            .unwrap_or(0)
+    };
+    let guess = solver
+        .guess_order(&root)
+        .guesses
+        .iter()
+        .map(|b| b.guess)
+        .max_by_key(|&g| largest(g))
+        .expect("guesses");
+    let truth = solver
+        .evaluate_guess(&root, guess, hakase_core::solver::INFEASIBLE)
+        .value();
+    let word = solver.game().guess_text(guess).to_string();
+
+    let dir = Scratch::new("trusted");
+    let jobs = dir.join("jobs.jsonl");
+    let jobs_arg = jobs.to_string_lossy().into_owned();
+    let args = [
+        "--game",
+        game,
+        "--first",
+        word.as_str(),
+        "--trust-workers",
+        "--audit-fraction",
+        "0",
+        "--job-log",
+        jobs_arg.as_str(),
+    ];
+    let (mut coordinator, url) = start_coordinator(&dir, "coordinator", &dir.join("db"), &args);
+    let mut workers: Vec<Proc> = (0..2)
+        .map(|i| start_worker(&dir, &format!("worker{i}"), &url, &[]))
+        .collect();
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "{}",
+        coordinator.errors()
+    );
+    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON output");
+    assert_eq!(doc["total"].as_u64(), Some(u64::from(truth)), "{doc}");
+    let audit = &doc["status"]["audit"];
+    assert_eq!(audit["trusted"], true, "{audit}");
+    assert_eq!(audit["rerun_decisive"].as_u64(), Some(0), "{audit}");
+    assert_eq!(audit["rerun_policy"].as_u64(), Some(0), "{audit}");
+    assert_eq!(
+        doc["unchecked_claims"],
+        serde_json::json!([word.as_str()]),
+        "{doc}"
+    );
+    let rechecks = read(&jobs)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|v| v["recheck"] == true)
+        .count();
+    assert_eq!(rechecks, 0, "trusted claims were re-run");
+    for w in &mut workers {
+        assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
+    }
+}
