@@ -500,29 +500,9 @@ fn a_worker_started_before_the_coordinator_reads_its_address_from_standard_input
 #[test]
 fn a_one_guess_run_cut_into_slices_survives_a_killed_coordinator() {
     let game = "pokemon-verbum";
-    let shared = core_solver(game, SolverConfig::default());
-    let solver = shared.solver();
-    let root = solver.root(solver.game().tries());
-    // The guess leaving the largest part: at least 64 answers, so that it is sliced.
-    let largest = |g: u32| {
-        hakase_core::history::partition(solver.table(), g, &root.candidates)
-            .iter()
-            .map(|(_, part)| part.len())
-            .max()
-            .unwrap_or(0)
-    };
-    let guess = solver
-        .guess_order(&root)
-        .guesses
-        .iter()
-        .map(|b| b.guess)
-        .max_by_key(|&g| largest(g))
-        .expect("guesses");
-    assert!(largest(guess) >= 64, "no part to slice");
-    let truth = solver
-        .evaluate_guess(&root, guess, hakase_core::solver::INFEASIBLE)
-        .value();
-    let word = solver.game().guess_text(guess).to_string();
+    // At least 64 answers in its largest part, so that it is sliced.
+    let (word, truth, largest) = guess_with_the_largest_part(game);
+    assert!(largest >= 64, "no part to slice");
 
     let dir = Scratch::new("oneguess");
     let db = dir.join("db");
@@ -592,28 +572,8 @@ fn a_one_guess_run_cut_into_slices_survives_a_killed_coordinator() {
 #[test]
 fn a_one_guess_run_with_trusted_workers_re_runs_nothing_and_says_so() {
     let game = "pokemon-gen:1";
-    let shared = core_solver(game, SolverConfig::default());
-    let solver = shared.solver();
-    let root = solver.root(solver.game().tries());
-    // The guess leaving the largest part, sliced, whose claims are above their floors.
-    let largest = |g: u32| {
-        hakase_core::history::partition(solver.table(), g, &root.candidates)
-            .iter()
-            .map(|(_, part)| part.len())
-            .max()
-            .unwrap_or(0)
-    };
-    let guess = solver
-        .guess_order(&root)
-        .guesses
-        .iter()
-        .map(|b| b.guess)
-        .max_by_key(|&g| largest(g))
-        .expect("guesses");
-    let truth = solver
-        .evaluate_guess(&root, guess, hakase_core::solver::INFEASIBLE)
-        .value();
-    let word = solver.game().guess_text(guess).to_string();
+    // Sliced, with claims above their floors.
+    let (word, truth, _) = guess_with_the_largest_part(game);
 
     let dir = Scratch::new("trusted");
     let jobs = dir.join("jobs.jsonl");
@@ -658,4 +618,31 @@ fn a_one_guess_run_with_trusted_workers_re_runs_nothing_and_says_so() {
     for w in &mut workers {
         assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
     }
+}
+
+/// The first guess of `game` leaving the largest part (the one a one-guess run slices), its
+/// value from the core solver, and that part's size.
+fn guess_with_the_largest_part(game: &str) -> (String, u32, usize) {
+    let shared = core_solver(game, SolverConfig::default());
+    let solver = shared.solver();
+    let root = solver.root(solver.game().tries());
+    let largest = |g: u32| {
+        hakase_core::history::partition(solver.table(), g, &root.candidates)
+            .iter()
+            .map(|(_, part)| part.len())
+            .max()
+            .unwrap_or(0)
+    };
+    let guess = solver
+        .guess_order(&root)
+        .guesses
+        .iter()
+        .map(|b| b.guess)
+        .max_by_key(|&g| largest(g))
+        .expect("guesses");
+    let truth = solver
+        .evaluate_guess(&root, guess, hakase_core::solver::INFEASIBLE)
+        .value();
+    let word = solver.game().guess_text(guess).to_string();
+    (word, truth, largest(guess))
 }
