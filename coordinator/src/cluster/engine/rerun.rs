@@ -170,9 +170,9 @@ impl Engine {
                     && (Some(claim.first) == runner_up || Some(claim.first) == best);
                 Self::audit_claim(state, policy, run, claim, outcome, decisive);
             }
+            self.check_best_lower_side(state, policy);
             state.audit.unchecked_guesses.sort_unstable();
             state.audit.unchecked_guesses.dedup();
-            self.check_best_lower_side(state, policy);
             if !state.rechecks.is_empty() {
                 tracing::info!(
                     rechecks = state.rechecks.len(),
@@ -298,8 +298,6 @@ impl Engine {
                 state.audit.unchecked += 1;
                 if let Some(guess) = state.planner.guess_at(at) {
                     state.audit.unchecked_guesses.push(guess);
-                    state.audit.unchecked_guesses.sort_unstable();
-                    state.audit.unchecked_guesses.dedup();
                 }
             }
             return;
