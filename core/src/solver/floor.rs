@@ -12,9 +12,11 @@ use std::sync::atomic::Ordering;
 
 use super::hard::HardState;
 use super::hard_pool::guess_of;
+use super::local::LocalPatterns;
 use super::{Mode, Solver, INFEASIBLE};
 use crate::game::{AnswerId, GuessId};
 use crate::pattern::{Pattern, PATTERNS};
+use crate::table::FeedbackTable;
 
 /// Guesses followed at once: their pattern sets stay in L1 and their column bytes are near.
 const BLOCK: usize = 256;
@@ -24,13 +26,15 @@ const BLOCK: usize = 256;
 pub(crate) const ROW_READ_MIN: usize = 64;
 
 /// Answers read between two checks of a guess's repeats in a row-wise scan.
-const CHECK_EVERY: usize = 16;
+const CHECK_EVERY: usize = 4;
 
 const WIN: u8 = Pattern::ALL_GREEN.0;
 
 /// The state of one lean scan.
 struct Lean<'s, C> {
     set: &'s [AnswerId],
+    /// The set as indices into the node's local patterns, when the pool pass reads them.
+    local_set: Option<&'s [u32]>,
     /// An upper bound on the parts a guess can split the set into (see
     /// [`FeedbackTable::parts`]): a guess that must repeat too often is dropped unread.
     cap: C,
@@ -40,6 +44,17 @@ struct Lean<'s, C> {
     repeats: [u32; BLOCK],
     alive: Vec<u16>,
     pairs: u64,
+}
+
+/// A node's local patterns with a set's local indices into them.
+type LocalSet<'s> = (&'s LocalPatterns, &'s [u32]);
+
+/// Where a lean scan reads a pass's rows: the game's table, by guess id and answer id, or a
+/// node's local patterns, by pool position and local index.
+#[derive(Clone, Copy)]
+enum Columns<'s> {
+    Table(&'s FeedbackTable),
+    Local(&'s LocalPatterns),
 }
 
 impl Solver<'_> {
@@ -60,10 +75,31 @@ impl Solver<'_> {
         inherited: Option<&[GuessId]>,
         parts: Option<&[u8]>,
     ) -> u32 {
+        self.floor_with(set, (depth, ceiling), hard, (inherited, parts, None))
+    }
+
+    /// [`Solver::floor`] reading the pool from `local`, the node's local patterns, when given
+    /// and usable (normal mode, with the parent's part counts): the same floor, read faster.
+    pub(crate) fn floor_with(
+        &self,
+        set: &[AnswerId],
+        (depth, ceiling): (u32, u32),
+        hard: &HardState,
+        (inherited, parts, local): (Option<&[GuessId]>, Option<&[u8]>, Option<&LocalPatterns>),
+    ) -> u32 {
         let parts = self.usable_part_counts(inherited, parts);
-        self.floor_capped(set, (depth, hard, ceiling), (inherited, parts), |g| {
-            self.table.parts(g)
-        })
+        let local_set = local
+            .filter(|_| parts.is_some())
+            .and_then(|local| Some((local, local.localize(set)?)));
+        let local = local_set
+            .as_ref()
+            .map(|(local, set)| (*local, set.as_slice()));
+        self.floor_capped(
+            set,
+            (depth, hard, ceiling),
+            (inherited, parts, local),
+            |g| self.table.parts(g),
+        )
     }
 
     /// [`Solver::floor`] with `cap(g)` as the most parts guess `g` can make; a separate
@@ -72,12 +108,22 @@ impl Solver<'_> {
         &self,
         set: &[AnswerId],
         (depth, hard, ceiling): (u32, &HardState, u32),
-        (inherited, parts): (Option<&[GuessId]>, Option<&[u8]>),
+        (inherited, parts, local): (Option<&[GuessId]>, Option<&[u8]>, Option<LocalSet<'_>>),
         cap: impl Fn(GuessId) -> u32,
     ) -> u32 {
         let allowed = self.scannable(set, hard, inherited);
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
         let mut lean = Lean::new(set, cap, depth, ceiling);
+        // The pool pass reads the local patterns by pool position (the parent's part counts
+        // then cap every guess, so no guess id is needed), or the table by guess id.
+        let table = Columns::Table(self.table);
+        let (pool_columns, pool_guesses) = match local {
+            Some((local, local_set)) => {
+                lean.local_set = Some(local_set);
+                (Columns::Local(local), local.positions())
+            }
+            None => (table, &*allowed),
+        };
         let best_possible = 2 * set.len() as u32 - 1;
         // The candidates allowed here come first: they are among the allowed guesses (every
         // candidate splits any set it belongs to, so the parent kept its shape), and one of
@@ -86,16 +132,17 @@ impl Solver<'_> {
         // Every allowed candidate has then been counted: another guess cannot win, so its
         // bound is at least 2n + c and it can be dropped one repeat sooner.
         let passes = [
-            (seeds.as_slice(), None, 2 * set.len() as u32 - 1),
-            (&allowed, parts, 2 * set.len() as u32),
+            (table, seeds.as_slice(), None, 2 * set.len() as u32 - 1),
+            (pool_columns, pool_guesses, parts, 2 * set.len() as u32),
         ];
-        'passes: for (guesses, parts, base) in passes {
+        'passes: for (columns, guesses, parts, base) in passes {
             for (at, block) in (0..).step_by(BLOCK).zip(guesses.chunks(BLOCK)) {
                 let parts = parts.map(|p: &[u8]| &p[at..at + block.len()]);
-                if set.len() >= ROW_READ_MIN {
-                    lean.rows(self, block, parts, base);
+                // A node's local rows are short: every set reads them a guess at a time.
+                if set.len() >= ROW_READ_MIN || matches!(columns, Columns::Local(_)) {
+                    lean.rows(columns, block, parts, base);
                 } else {
-                    lean.block(self, block, parts, base);
+                    lean.block(self.table, block, parts, base);
                 }
                 if lean.floor == best_possible {
                     break 'passes;
@@ -122,8 +169,7 @@ impl Solver<'_> {
         &self,
         sets: &[(&[AnswerId], u32, HardState)],
         depth: u32,
-        inherited: Option<&[GuessId]>,
-        parts: Option<&[u8]>,
+        (inherited, parts, local): (Option<&[GuessId]>, Option<&[u8]>, Option<&LocalPatterns>),
     ) -> Vec<u32> {
         let parts = self.usable_part_counts(inherited, parts);
         self.stats
@@ -137,7 +183,21 @@ impl Solver<'_> {
         // Each set's own candidates first, set by set: they are few, and differ between sets.
         for (lean, (set, _, hard)) in leans.iter_mut().zip(sets) {
             let seeds = self.allowed_candidates(set, hard);
-            lean.rows(self, &seeds, None, 2 * set.len() as u32 - 1);
+            lean.rows(
+                Columns::Table(self.table),
+                &seeds,
+                None,
+                2 * set.len() as u32 - 1,
+            );
+        }
+        let local_sets: Option<Vec<Vec<u32>>> = local
+            .filter(|_| parts.is_some())
+            .and_then(|local| sets.iter().map(|(set, _, _)| local.localize(set)).collect());
+        if let (Some(local), Some(local_sets)) = (local, &local_sets) {
+            for (lean, local_set) in leans.iter_mut().zip(local_sets) {
+                lean.local_set = Some(local_set);
+            }
+            return self.floors_together_locally(leans, local, parts);
         }
         // What each set allows is a subsequence of the inherited list (or of every guess):
         // walk that list once, and let each set read the rows it allows.
@@ -159,12 +219,41 @@ impl Solver<'_> {
                 next[i] += 1;
                 let lean = &mut leans[i];
                 let base = 2 * lean.set.len() as u32;
-                lean.read_row(row, (guess, within), base)
+                lean.read_row(row, false, (guess, within), base)
             });
             if open.is_empty() {
                 break;
             }
         }
+        self.settle_together(&leans)
+    }
+
+    /// The pool pass of [`Solver::floors_together`] over a node's local patterns: every set
+    /// allows the whole pool (normal mode), so each reads every row it still needs.
+    fn floors_together_locally<C: Fn(GuessId) -> u32>(
+        &self,
+        mut leans: Vec<Lean<'_, C>>,
+        local: &LocalPatterns,
+        parts: Option<&[u8]>,
+    ) -> Vec<u32> {
+        let mut open: Vec<usize> = (0..leans.len()).collect();
+        for (at, &position) in local.positions().iter().enumerate() {
+            let row = local.row(at);
+            let within = parts.map(|p| p[at]);
+            open.retain(|&i| {
+                let lean = &mut leans[i];
+                let base = 2 * lean.set.len() as u32;
+                lean.read_row(row, true, (position, within), base)
+            });
+            if open.is_empty() {
+                break;
+            }
+        }
+        self.settle_together(&leans)
+    }
+
+    /// The floors of lean scans read together, with their pairs counted.
+    fn settle_together<C>(&self, leans: &[Lean<'_, C>]) -> Vec<u32> {
         let pairs = leans.iter().map(|lean| lean.pairs).sum();
         self.stats.scanned_pairs.fetch_add(pairs, Ordering::Relaxed);
         leans.iter().map(|lean| lean.floor).collect()
@@ -199,6 +288,7 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
     fn new(set: &'s [AnswerId], cap: C, depth: u32, ceiling: u32) -> Self {
         Lean {
             set,
+            local_set: None,
             cap,
             depth,
             floor: ceiling.min(INFEASIBLE),
@@ -212,7 +302,13 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
     /// Follows up to [`BLOCK`] guesses answer by answer, dropping each as soon as it cannot
     /// lower the floor, and lowers it by those that survive. `base` is the bound of a guess
     /// that splits the set perfectly: 2n − 1 when the guesses may be candidates, else 2n.
-    fn block(&mut self, solver: &Solver<'_>, guesses: &[GuessId], parts: Option<&[u8]>, base: u32) {
+    fn block(
+        &mut self,
+        table: &FeedbackTable,
+        guesses: &[GuessId],
+        parts: Option<&[u8]>,
+        base: u32,
+    ) {
         let limit = self.limit(base);
         if limit == 0 {
             return;
@@ -228,22 +324,26 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
         }
         self.seen[..guesses.len()].fill([0; 4]);
         self.repeats[..guesses.len()].fill(0);
+        // Locals, so the loop keeps its pointers in registers.
+        let (seen, repeats, alive) = (&mut *self.seen, &mut self.repeats, &mut self.alive);
         for &a in self.set {
-            let column = solver.table.column(a);
-            self.pairs += self.alive.len() as u64;
+            let column = table.column(a);
+            self.pairs += alive.len() as u64;
             let mut kept = 0;
-            for k in 0..self.alive.len() {
+            for k in 0..alive.len() {
                 // Branch-free: whether a pattern repeats is a coin toss the predictor loses.
-                let at = usize::from(self.alive[k]);
+                // `at` is below BLOCK, a power of two: the mask lets the bound checks go.
+                let at = usize::from(alive[k]) & (BLOCK - 1);
                 let p = column[guesses[at] as usize];
-                let seen = &mut self.seen[at][usize::from(p >> 6)];
-                let repeat = ((*seen >> (p & 63)) & 1) as u32;
-                *seen |= 1u64 << (p & 63);
-                self.repeats[at] += repeat;
-                self.alive[kept] = at as u16;
-                kept += usize::from(self.repeats[at] < limit);
+                let word = &mut seen[at][usize::from(p >> 6)];
+                let bit = 1u64 << (p & 63);
+                let count = repeats[at] + u32::from(*word & bit != 0);
+                *word |= bit;
+                repeats[at] = count;
+                alive[kept] = at as u16;
+                kept += usize::from(count < limit);
             }
-            self.alive.truncate(kept);
+            alive.truncate(kept);
             if kept == 0 {
                 return;
             }
@@ -256,10 +356,14 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
     }
 
     /// The same as [`Lean::block`], a guess at a time along its row, for large sets.
-    fn rows(&mut self, solver: &Solver<'_>, guesses: &[GuessId], parts: Option<&[u8]>, base: u32) {
+    fn rows(&mut self, columns: Columns<'_>, guesses: &[GuessId], parts: Option<&[u8]>, base: u32) {
         for (at, &guess) in guesses.iter().enumerate() {
             let within = parts.map(|p| p[at]);
-            if !self.read_row(solver.table.row(guess), (guess, within), base) {
+            let (row, local) = match columns {
+                Columns::Table(table) => (table.row(guess), false),
+                Columns::Local(local) => (local.row(guess as usize), true),
+            };
+            if !self.read_row(row, local, (guess, within), base) {
                 return;
             }
         }
@@ -267,7 +371,14 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
 
     /// Reads one guess's row (the guess making at most `within` parts when given) and lowers
     /// the floor by it unless it is dropped; false once no guess can lower the floor.
-    fn read_row(&mut self, row: &[u8], (guess, within): (GuessId, Option<u8>), base: u32) -> bool {
+    /// `local` says the row is a node's local one, indexed by the local set.
+    fn read_row(
+        &mut self,
+        row: &[u8],
+        local: bool,
+        (guess, within): (GuessId, Option<u8>),
+        base: u32,
+    ) -> bool {
         let limit = self.limit(base);
         if limit == 0 {
             return false;
@@ -277,7 +388,11 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
         }
         let mut marks = [false; PATTERNS];
         let (mut read, mut parts) = (0u32, 0u32);
-        for chunk in self.set.chunks(CHECK_EVERY) {
+        let set = match self.local_set {
+            Some(local_set) if local => local_set,
+            _ => self.set,
+        };
+        for chunk in set.chunks(CHECK_EVERY) {
             for &a in chunk {
                 // Branch-free, as in `block`.
                 let mark = &mut marks[usize::from(row[a as usize])];
@@ -305,7 +420,8 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
     }
 
     fn may_lower_by(&self, guess: GuessId, within: Option<u8>, limit: u32) -> bool {
-        let cap = (self.cap)(guess).min(within.map_or(u32::MAX, u32::from));
+        // A guess's parts over the parent are never more than over all answers.
+        let cap = within.map_or_else(|| (self.cap)(guess), u32::from);
         (self.set.len() as u32).saturating_sub(cap) < limit
     }
 
@@ -346,7 +462,7 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
 mod tests {
     use super::super::{Mode, Solver, SolverConfig};
     use super::HardState;
-    use super::{Lean, ROW_READ_MIN};
+    use super::{Lean, LocalPatterns, ROW_READ_MIN};
     use crate::game::{AnswerId, Game, GuessId};
     use crate::pattern::Pattern;
     use crate::presets::load_preset;
@@ -509,7 +625,7 @@ mod tests {
                             (set.as_slice(), ceiling, hard.clone())
                         })
                         .collect();
-                    let together = solver.floors_together(&sets, depth, pool, parts);
+                    let together = solver.floors_together(&sets, depth, (pool, parts, None));
                     let expected: Vec<u32> = alone
                         .iter()
                         .zip(&ceilings)
@@ -523,6 +639,56 @@ mod tests {
         assert!(checked > 200, "only {checked} groups");
     }
 
+    /// Floors read from a node's local patterns, alone and together, equal the floors read
+    /// from the table, for the parts of random guesses' splits of random parents.
+    #[test]
+    fn floors_read_locally_equal_floors_read_from_the_table() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let solver = solver(&game, &table, Mode::Normal);
+        let free = HardState::default();
+        let mut checked = 0;
+        for (_, parent, depth, _) in cases(&game)
+            .into_iter()
+            .filter(|(m, set, d, _)| *m == Mode::Normal && set.len() >= 32 && *d >= 3)
+        {
+            let scan = solver.scan(&parent, depth, &free, None, INFEASIBLE);
+            let local = LocalPatterns::build(&table, &parent, &scan.pool).expect("small");
+            let pool = (Some(scan.pool.as_slice()), Some(scan.pool_parts.as_slice()));
+            for &guess in scan.pool.iter().step_by(211) {
+                let parts: Vec<Vec<AnswerId>> = solver
+                    .split(&parent, guess)
+                    .into_iter()
+                    .map(|(_, part)| part)
+                    .filter(|part| part.len() >= 3)
+                    .collect();
+                for part in &parts {
+                    for ceiling in [INFEASIBLE, 2 * part.len() as u32 + 1] {
+                        let from_table =
+                            solver.floor(part, (depth - 1, ceiling), &free, pool.0, pool.1);
+                        let local_floor = solver.floor_with(
+                            part,
+                            (depth - 1, ceiling),
+                            &free,
+                            (pool.0, pool.1, Some(&local)),
+                        );
+                        assert_eq!(local_floor, from_table, "part {part:?}");
+                        checked += 1;
+                    }
+                }
+                let sets: Vec<(&[AnswerId], u32, HardState)> = parts
+                    .iter()
+                    .map(|part| (part.as_slice(), INFEASIBLE, HardState::default()))
+                    .collect();
+                assert_eq!(
+                    solver.floors_together(&sets, depth - 1, (pool.0, pool.1, Some(&local))),
+                    solver.floors_together(&sets, depth - 1, (pool.0, pool.1, None)),
+                );
+            }
+        }
+        assert!(checked > 200, "only {checked} floors");
+    }
+
     /// The lean floor of `set` over `guesses` alone, starting from `start`, with `cap` as
     /// the part cap and `base` as the bound of a perfect split.
     fn lean_floor(
@@ -534,9 +700,9 @@ mod tests {
     ) -> u32 {
         let mut lean = Lean::new(set, cap, 4, start);
         if set.len() >= ROW_READ_MIN {
-            lean.rows(solver, guesses, None, base);
+            lean.rows(super::Columns::Table(solver.table), guesses, None, base);
         } else {
-            lean.block(solver, guesses, None, base);
+            lean.block(solver.table, guesses, None, base);
         }
         lean.floor
     }

@@ -13,10 +13,12 @@
 
 pub mod bounds;
 mod depth;
+mod dominance;
 mod floor;
 pub mod hard;
 mod hard_masks;
 mod hard_pool;
+mod local;
 pub mod memo;
 mod order_cache;
 mod root;
@@ -203,6 +205,14 @@ pub struct Solver<'g> {
     hard_masks: Option<HardMasks>,
     /// The last nodes' order scans, for slices of one part.
     order_scans: order_cache::OrderScans<scan::Scan>,
+    /// What those nodes' children read (see [`search::SliceChildren`]).
+    slice_children: order_cache::OrderScans<search::SliceChildren>,
+    /// Guesses by their letters at some positions, for finding finer guesses (see the
+    /// `dominance` module); built on first use.
+    live_index: std::sync::OnceLock<dominance::LiveIndex>,
+    /// Whether searches drop guesses a finer guess beats; a field so that a test can compare
+    /// the search with and without.
+    prune_dominated: bool,
     /// Search counters.
     pub stats: Stats,
 }
@@ -241,6 +251,9 @@ impl<'g> Solver<'g> {
             every_guess: (0..game.guesses().len() as GuessId).collect(),
             hard_masks,
             order_scans: order_cache::OrderScans::default(),
+            slice_children: order_cache::OrderScans::default(),
+            live_index: std::sync::OnceLock::new(),
+            prune_dominated: true,
             stats: Stats::default(),
         }
     }
@@ -277,6 +290,19 @@ impl<'g> Solver<'g> {
     /// The value of playing `guess` at `node`, with cutoff `beta`.
     pub fn evaluate_guess(&self, node: &Node, guess: GuessId, beta: u32) -> Outcome {
         self.solve_guess(node, guess, beta)
+    }
+
+    /// True when this search drops dominated guesses: normal mode only (hard mode's allowed
+    /// guesses depend on the clues, strict mode plays only candidates), and never in the
+    /// restricted method, whose top K must come from every guess.
+    fn prunes_dominated(&self) -> bool {
+        self.prune_dominated && self.config.mode == Mode::Normal && self.config.is_exact()
+    }
+
+    /// The index the dominance check looks finer guesses up in.
+    fn live_index(&self) -> &dominance::LiveIndex {
+        self.live_index
+            .get_or_init(|| dominance::LiveIndex::build(self.game))
     }
 
     /// Nodes scanned so far.

@@ -8,6 +8,7 @@ use xxhash_rust::xxh3::Xxh3;
 use super::bounds::min_total;
 use super::floor::ROW_READ_MIN;
 use super::hard::HardState;
+use super::local::{LocalPatterns, LOCAL_MIN};
 use super::memo::{MemoEntry, MemoKey};
 use super::scan::GuessStat;
 use super::{Mode, Node, Outcome, Solver, INFEASIBLE};
@@ -25,6 +26,9 @@ struct Here<'a> {
     pool: Option<&'a [GuessId]>,
     /// The parts each guess of `pool` makes here: at most what it makes in any child.
     pool_parts: Option<&'a [u8]>,
+    /// The pool's patterns over this node's candidates, when worth copying out (see the
+    /// `local` module).
+    local: Option<&'a LocalPatterns>,
     /// The widest split any guess makes here: a bound on every child's branching.
     branching: u32,
     /// The best bound among guesses the scan left out for being above the cutoff.
@@ -63,13 +67,21 @@ impl Solver<'_> {
             return outcome;
         }
         self.stats.nodes.fetch_add(1, Ordering::Relaxed);
-        let scan = self.scan(set, depth, hard, inherited, beta);
+        let mut scan = self.scan(set, depth, hard, inherited, beta);
+        if depth >= 3 {
+            self.drop_dominated(set, &mut scan);
+        }
+        let searched = scan.floor < beta && self.cheap_optimum(&scan.guesses).is_none();
+        let local = (searched && depth >= 3)
+            .then(|| self.local_patterns(set, &scan.pool))
+            .flatten();
         let here = Here {
             set,
             depth,
             hard,
             pool: self.inheritable().then_some(scan.pool.as_slice()),
             pool_parts: self.inheritable().then_some(scan.pool_parts.as_slice()),
+            local: local.as_ref(),
             branching: scan.branching,
             skipped_floor: scan.skipped_floor,
         };
@@ -151,6 +163,19 @@ impl Solver<'_> {
         Some(outcome)
     }
 
+    /// The node's local patterns for its children's lean scans: only in normal mode, where
+    /// every child scans the whole pool, and for nodes large enough to repay the copy.
+    pub(crate) fn local_patterns(
+        &self,
+        set: &[AnswerId],
+        pool: &[GuessId],
+    ) -> Option<LocalPatterns> {
+        let usable = self.config.mode == Mode::Normal && self.inheritable();
+        (usable && set.len() >= LOCAL_MIN)
+            .then(|| LocalPatterns::build(self.table, set, pool))
+            .flatten()
+    }
+
     /// A lower bound for a part without searching below it: the memo's, or else the best
     /// guess bound of one scan (which the memo then keeps), read only as far as `ceiling`:
     /// the value at which the caller gives up on the guess whatever the bound is beyond it.
@@ -159,13 +184,13 @@ impl Solver<'_> {
         set: &[AnswerId],
         (depth, ceiling): (u32, u32),
         hard: &HardState,
-        (pool, pool_parts): (Option<&[GuessId]>, Option<&[u8]>),
+        pool: (Option<&[GuessId]>, Option<&[u8]>, Option<&LocalPatterns>),
     ) -> u32 {
-        match self.known_bound(set, depth, hard, pool) {
+        match self.known_bound(set, depth, hard, pool.0) {
             Ok(bound) => bound,
             Err(key) => {
                 let depth = depth.min(set.len() as u32);
-                let floor = self.floor(set, (depth, ceiling), hard, pool, pool_parts);
+                let floor = self.floor_with(set, (depth, ceiling), hard, pool);
                 self.remember_floor(key, floor);
                 floor
             }
@@ -345,7 +370,8 @@ impl Solver<'_> {
                     (part, sum.ceiling(bounds[*index]), child_hard.clone())
                 })
                 .collect();
-            let floors = self.floors_together(&sets, depth - 1, pool, here.pool_parts);
+            let floors =
+                self.floors_together(&sets, depth - 1, (pool, here.pool_parts, here.local));
             // Every floor read is kept before the sum may stop early below.
             for ((_, key, _), &floor) in pending.iter().zip(&floors) {
                 self.remember_floor(*key, floor);
@@ -364,7 +390,7 @@ impl Solver<'_> {
                 part,
                 (depth - 1, sum.ceiling(*bound)),
                 &child_hard,
-                (pool, here.pool_parts),
+                (pool, here.pool_parts, here.local),
             );
             sum.raise(bound, tighter)?;
         }
@@ -490,6 +516,7 @@ impl Solver<'_> {
                 hard: &node.hard,
                 pool: None,
                 pool_parts: None,
+                local: None,
                 branching: u32::MAX,
                 skipped_floor: INFEASIBLE,
             };
@@ -555,12 +582,32 @@ impl Solver<'_> {
         if guesses.is_empty() {
             return Outcome::AtLeast(INFEASIBLE);
         }
+        // The slice plays its own positions of the order, every guess kept; its children
+        // read the pool as the in-memory search's children do.
+        let children = self.slice_children.get_or_scan(node, || {
+            let (pool, pool_parts) = if node.guesses_left >= 3 {
+                self.undominated_pool(set, &scan)
+            } else {
+                (scan.pool.clone(), scan.pool_parts.clone())
+            };
+            let local = if node.guesses_left >= 3 {
+                self.local_patterns(set, &pool)
+            } else {
+                None
+            };
+            SliceChildren {
+                pool,
+                pool_parts,
+                local,
+            }
+        });
         let here = Here {
             set,
             depth: node.guesses_left.max(2),
             hard: &node.hard,
-            pool: self.inheritable().then_some(scan.pool.as_slice()),
-            pool_parts: self.inheritable().then_some(scan.pool_parts.as_slice()),
+            pool: self.inheritable().then_some(children.pool.as_slice()),
+            pool_parts: self.inheritable().then_some(children.pool_parts.as_slice()),
+            local: children.local.as_ref(),
             branching: scan.branching,
             skipped_floor: INFEASIBLE,
         };
@@ -650,6 +697,14 @@ impl Solver<'_> {
         }
         MemoKey(hasher.digest128())
     }
+}
+
+/// What the children of a sliced node read, kept with its order scan: the pool without the
+/// guesses a finer one beats, and the local patterns of that pool.
+pub(crate) struct SliceChildren {
+    pool: Vec<GuessId>,
+    pool_parts: Vec<u8>,
+    local: Option<LocalPatterns>,
 }
 
 /// Runs `work(i)` for every `i < len` on all of rayon's threads, handing out indices in

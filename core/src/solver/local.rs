@@ -1,0 +1,120 @@
+//! A node's pool patterns over its own candidates, copied out of the game's table for the lean
+//! scans of its children.
+//!
+//! Below a first guess, most of the search's time goes into lean scans of the parts a second
+//! guess makes, each reading the node's pool against a few dozen of its candidates. In the
+//! game's table those reads land one cache line each (a guess's row spans every answer, an
+//! answer's column every guess). Here the node's own rows are as long as its candidates, so a
+//! child's reads of one guess fall on a few nearby lines.
+
+use crate::game::{AnswerId, GuessId};
+use crate::table::FeedbackTable;
+
+/// Nodes with fewer candidates read the game's table: their children's scans are short.
+pub(crate) const LOCAL_MIN: usize = 32;
+
+/// Bytes one layout may take; larger nodes read the game's table.
+const LOCAL_MAX_BYTES: usize = 24 << 20;
+
+/// Not a candidate of the node.
+const ABSENT: u32 = u32::MAX;
+
+/// The patterns of a node's pool (by position) against its candidates (by index), one row per
+/// pool guess.
+pub(crate) struct LocalPatterns {
+    /// The node's candidates.
+    width: usize,
+    /// 0, 1, …: the pool positions, read as "guesses" by the lean scans.
+    positions: Vec<GuessId>,
+    /// `positions.len()` rows of `width` patterns.
+    by_guess: Vec<u8>,
+    /// Each answer id's index among the candidates, or [`ABSENT`].
+    index_of: Vec<u32>,
+}
+
+impl LocalPatterns {
+    /// The local patterns of `pool` over `set`; `None` when they would take too much memory.
+    pub(crate) fn build(
+        table: &FeedbackTable,
+        set: &[AnswerId],
+        pool: &[GuessId],
+    ) -> Option<LocalPatterns> {
+        let (width, height) = (set.len(), pool.len());
+        if width.saturating_mul(height) > LOCAL_MAX_BYTES || height > u32::MAX as usize {
+            return None;
+        }
+        let mut by_guess = Vec::with_capacity(width * height);
+        for &g in pool {
+            let row = table.row(g);
+            by_guess.extend(set.iter().map(|&a| row[a as usize]));
+        }
+        let mut index_of = vec![ABSENT; set.last().map_or(0, |&last| last as usize + 1)];
+        for (index, &a) in (0..).zip(set) {
+            index_of[a as usize] = index;
+        }
+        Some(LocalPatterns {
+            width,
+            positions: (0..height as GuessId).collect(),
+            by_guess,
+            index_of,
+        })
+    }
+
+    /// `set`'s candidates as local indices; `None` when one is not a candidate of the node.
+    pub(crate) fn localize(&self, set: &[AnswerId]) -> Option<Vec<u32>> {
+        set.iter()
+            .map(|&a| {
+                self.index_of
+                    .get(a as usize)
+                    .copied()
+                    .filter(|&i| i != ABSENT)
+            })
+            .collect()
+    }
+
+    /// The pool positions, which the lean scans index columns by.
+    pub(crate) fn positions(&self) -> &[GuessId] {
+        &self.positions
+    }
+
+    /// The patterns of the pool guess at `position` for every candidate, by local index.
+    pub(crate) fn row(&self, position: usize) -> &[u8] {
+        let start = position * self.width;
+        &self.by_guess[start..start + self.width]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::presets::load_preset;
+
+    /// Every local pattern is the table's, and localising maps a subset's
+    /// answers to the rows and columns of exactly those answers.
+    #[test]
+    fn local_patterns_are_the_tables() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let mut next = crate::solver::test_rng(7);
+        let answers = game.answers().len() as u64;
+        let mut set: Vec<AnswerId> = (0..90).map(|_| next(answers) as AnswerId).collect();
+        set.sort_unstable();
+        set.dedup();
+        let pool: Vec<GuessId> = (0..game.guesses().len() as GuessId).step_by(3).collect();
+        let local = LocalPatterns::build(&table, &set, &pool).expect("small enough");
+        for (index, &a) in (0..).zip(&set) {
+            for (position, &g) in pool.iter().enumerate() {
+                let expected = table.row(g)[a as usize];
+                assert_eq!(local.row(position)[index as usize], expected);
+            }
+        }
+        let subset: Vec<AnswerId> = set.iter().copied().step_by(4).collect();
+        let indices = local.localize(&subset).expect("a subset");
+        for (&a, &index) in subset.iter().zip(&indices) {
+            assert_eq!(set[index as usize], a);
+        }
+        let outside = (0..answers as AnswerId).find(|a| !set.contains(a));
+        let outside = outside.expect("an answer outside the set");
+        assert_eq!(local.localize(&[set[0], outside]), None);
+    }
+}
