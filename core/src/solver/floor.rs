@@ -8,6 +8,7 @@
 //! once and so every other guess is dropped one repeat sooner. The result is exactly the
 //! minimum the full scan computes.
 
+use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
 use super::hard::HardState;
@@ -54,7 +55,8 @@ type LocalSet<'s> = (&'s LocalPatterns, &'s [u32]);
 #[derive(Clone, Copy)]
 enum Columns<'s> {
     Table(&'s FeedbackTable),
-    Local(&'s LocalPatterns),
+    /// The local patterns, and the row of each guess read.
+    Local(&'s LocalPatterns, &'s [u32]),
 }
 
 impl Solver<'_> {
@@ -78,8 +80,8 @@ impl Solver<'_> {
         self.floor_with(set, (depth, ceiling), hard, (inherited, parts, None))
     }
 
-    /// [`Solver::floor`] reading the pool from `local`, the node's local patterns, when given
-    /// and usable (normal mode, with the parent's part counts): the same floor, read faster.
+    /// [`Solver::floor`] reading the pool from `local`, the node's local patterns of
+    /// `inherited`, when given: the same floor, read faster.
     pub(crate) fn floor_with(
         &self,
         set: &[AnswerId],
@@ -89,7 +91,7 @@ impl Solver<'_> {
     ) -> u32 {
         let parts = self.usable_part_counts(inherited, parts);
         let local_set = local
-            .filter(|_| parts.is_some())
+            .filter(|_| self.reads_locally(inherited))
             .and_then(|local| Some((local, local.localize(set)?)));
         let local = local_set
             .as_ref()
@@ -111,18 +113,27 @@ impl Solver<'_> {
         (inherited, parts, local): (Option<&[GuessId]>, Option<&[u8]>, Option<LocalSet<'_>>),
         cap: impl Fn(GuessId) -> u32,
     ) -> u32 {
-        let allowed = self.scannable(set, hard, inherited);
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
         let mut lean = Lean::new(set, cap, depth, ceiling);
-        // The pool pass reads the local patterns by pool position (the parent's part counts
-        // then cap every guess, so no guess id is needed), or the table by guess id.
+        // The pool pass reads the local patterns, each guess at its row (its pool position,
+        // or in hard mode its class), or the table by guess id.
         let table = Columns::Table(self.table);
-        let (pool_columns, pool_guesses) = match local {
-            Some((local, local_set)) => {
+        let (allowed, rows): (Cow<'_, [GuessId]>, Cow<'_, [u32]>) = match (local, inherited) {
+            (Some((local, local_set)), Some(pool)) => {
                 lean.local_set = Some(local_set);
-                (Columns::Local(local), local.positions())
+                match self.config.mode {
+                    Mode::Hard => {
+                        let (guesses, classes) = self.hard_pool_classes(hard, pool);
+                        (Cow::Owned(guesses), Cow::Owned(classes))
+                    }
+                    _ => (Cow::Borrowed(pool), Cow::Borrowed(local.positions())),
+                }
             }
-            None => (table, &*allowed),
+            _ => (self.scannable(set, hard, inherited), Cow::Borrowed(&[][..])),
+        };
+        let pool_columns = match local {
+            Some((local, _)) => Columns::Local(local, &rows),
+            None => table,
         };
         let best_possible = 2 * set.len() as u32 - 1;
         // The candidates allowed here come first: they are among the allowed guesses (every
@@ -133,13 +144,16 @@ impl Solver<'_> {
         // bound is at least 2n + c and it can be dropped one repeat sooner.
         let passes = [
             (table, seeds.as_slice(), None, 2 * set.len() as u32 - 1),
-            (pool_columns, pool_guesses, parts, 2 * set.len() as u32),
+            (pool_columns, &*allowed, parts, 2 * set.len() as u32),
         ];
         'passes: for (columns, guesses, parts, base) in passes {
             for (at, block) in (0..).step_by(BLOCK).zip(guesses.chunks(BLOCK)) {
                 let parts = parts.map(|p: &[u8]| &p[at..at + block.len()]);
                 // A node's local rows are short: every set reads them a guess at a time.
-                if set.len() >= ROW_READ_MIN || matches!(columns, Columns::Local(_)) {
+                if let Columns::Local(local, rows) = columns {
+                    let rows = Columns::Local(local, &rows[at..at + block.len()]);
+                    lean.rows(rows, block, parts, base);
+                } else if set.len() >= ROW_READ_MIN {
                     lean.rows(columns, block, parts, base);
                 } else {
                     lean.block(self.table, block, parts, base);
@@ -171,6 +185,16 @@ impl Solver<'_> {
         depth: u32,
         (inherited, parts, local): (Option<&[GuessId]>, Option<&[u8]>, Option<&LocalPatterns>),
     ) -> Vec<u32> {
+        let local = local.filter(|_| self.reads_locally(inherited));
+        if local.is_some() && self.config.mode == Mode::Hard {
+            // Each set allows its own guesses: each reads its floor alone, from local rows.
+            return sets
+                .iter()
+                .map(|(set, ceiling, hard)| {
+                    self.floor_with(set, (depth, *ceiling), hard, (inherited, None, local))
+                })
+                .collect();
+        }
         let parts = self.usable_part_counts(inherited, parts);
         self.stats
             .scans
@@ -190,14 +214,13 @@ impl Solver<'_> {
                 2 * set.len() as u32 - 1,
             );
         }
-        let local_sets: Option<Vec<Vec<u32>>> = local
-            .filter(|_| parts.is_some())
-            .and_then(|local| sets.iter().map(|(set, _, _)| local.localize(set)).collect());
-        if let (Some(local), Some(local_sets)) = (local, &local_sets) {
+        let local_sets: Option<Vec<Vec<u32>>> =
+            local.and_then(|local| sets.iter().map(|(set, _, _)| local.localize(set)).collect());
+        if let (Some(local), Some(local_sets), Some(pool)) = (local, &local_sets, inherited) {
             for (lean, local_set) in leans.iter_mut().zip(local_sets) {
                 lean.local_set = Some(local_set);
             }
-            return self.floors_together_locally(leans, local, parts);
+            return self.floors_together_locally(leans, (pool, local), parts);
         }
         // What each set allows is a subsequence of the inherited list (or of every guess):
         // walk that list once, and let each set read the rows it allows.
@@ -233,17 +256,17 @@ impl Solver<'_> {
     fn floors_together_locally<C: Fn(GuessId) -> u32>(
         &self,
         mut leans: Vec<Lean<'_, C>>,
-        local: &LocalPatterns,
+        (pool, local): (&[GuessId], &LocalPatterns),
         parts: Option<&[u8]>,
     ) -> Vec<u32> {
         let mut open: Vec<usize> = (0..leans.len()).collect();
-        for (at, &position) in local.positions().iter().enumerate() {
+        for (at, &guess) in pool.iter().enumerate() {
             let row = local.row(at);
             let within = parts.map(|p| p[at]);
             open.retain(|&i| {
                 let lean = &mut leans[i];
                 let base = 2 * lean.set.len() as u32;
-                lean.read_row(row, true, (position, within), base)
+                lean.read_row(row, true, (guess, within), base)
             });
             if open.is_empty() {
                 break;
@@ -268,6 +291,19 @@ impl Solver<'_> {
             .map(|&a| self.game.answer_as_guess(a))
             .filter(|&g| self.config.mode != Mode::Hard || hard.allows(&words[g as usize]))
             .collect()
+    }
+
+    /// True when a node's local patterns of `inherited` can stand in for the table: in
+    /// normal mode a pool's guesses are its rows; in hard mode a classed pool's classes are.
+    fn reads_locally(&self, inherited: Option<&[GuessId]>) -> bool {
+        match self.config.mode {
+            Mode::Normal => inherited.is_some(),
+            Mode::Hard => inherited.is_some_and(|pool| {
+                pool.first()
+                    .is_some_and(|&entry| super::hard_pool::class_of(entry).is_some())
+            }),
+            Mode::Strict => false,
+        }
     }
 
     /// The parent's part counts when they line up with `inherited`: hard mode filters the
@@ -361,7 +397,7 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
             let within = parts.map(|p| p[at]);
             let (row, local) = match columns {
                 Columns::Table(table) => (table.row(guess), false),
-                Columns::Local(local) => (local.row(guess as usize), true),
+                Columns::Local(local, rows) => (local.row(rows[at] as usize), true),
             };
             if !self.read_row(row, local, (guess, within), base) {
                 return;
@@ -640,53 +676,57 @@ mod tests {
     }
 
     /// Floors read from a node's local patterns, alone and together, equal the floors read
-    /// from the table, for the parts of random guesses' splits of random parents.
+    /// from the table, for the parts of random guesses' splits of random parents: in normal
+    /// mode (rows by pool position) and in hard mode (rows by class, each part under its own
+    /// clues, the parent under a random clue half of the time).
     #[test]
     fn floors_read_locally_equal_floors_read_from_the_table() {
         let game = load_preset("pokemon-qiita2023").expect("preset");
         let table = FeedbackTable::build(&game);
-        let solver = solver(&game, &table, Mode::Normal);
-        let free = HardState::default();
-        let mut checked = 0;
-        for (_, parent, depth, _) in cases(&game)
+        let mut checked = [0, 0];
+        for (mode, parent, depth, hard) in cases(&game)
             .into_iter()
-            .filter(|(m, set, d, _)| *m == Mode::Normal && set.len() >= 32 && *d >= 3)
+            .filter(|(m, set, d, _)| *m != Mode::Strict && set.len() >= 32 && *d >= 3)
         {
-            let scan = solver.scan(&parent, depth, &free, None, INFEASIBLE);
+            let solver = solver(&game, &table, mode);
+            let scan = solver.scan(&parent, depth, &hard, None, INFEASIBLE);
             let local = LocalPatterns::build(&table, &parent, &scan.pool).expect("small");
-            let pool = (Some(scan.pool.as_slice()), Some(scan.pool_parts.as_slice()));
-            for &guess in scan.pool.iter().step_by(211) {
-                let parts: Vec<Vec<AnswerId>> = solver
+            let parts = (mode == Mode::Normal).then_some(scan.pool_parts.as_slice());
+            let pool = (Some(scan.pool.as_slice()), parts);
+            for &entry in scan.pool.iter().step_by(211) {
+                let guess = super::guess_of(entry);
+                let word = &game.guesses()[guess as usize];
+                let children: Vec<(Vec<AnswerId>, HardState)> = solver
                     .split(&parent, guess)
                     .into_iter()
-                    .map(|(_, part)| part)
-                    .filter(|part| part.len() >= 3)
+                    .filter(|(_, part)| part.len() >= 3)
+                    .map(|(pattern, part)| (part, solver.child_hard(&hard, word, pattern)))
                     .collect();
-                for part in &parts {
+                for (part, child_hard) in &children {
                     for ceiling in [INFEASIBLE, 2 * part.len() as u32 + 1] {
-                        let from_table =
-                            solver.floor(part, (depth - 1, ceiling), &free, pool.0, pool.1);
-                        let local_floor = solver.floor_with(
-                            part,
-                            (depth - 1, ceiling),
-                            &free,
-                            (pool.0, pool.1, Some(&local)),
-                        );
-                        assert_eq!(local_floor, from_table, "part {part:?}");
-                        checked += 1;
+                        let at = (depth - 1, ceiling);
+                        let from_table = solver.floor(part, at, child_hard, pool.0, pool.1);
+                        let local_floor =
+                            solver.floor_with(part, at, child_hard, (pool.0, pool.1, Some(&local)));
+                        assert_eq!(local_floor, from_table, "{mode:?} part {part:?}");
+                        checked[usize::from(mode == Mode::Hard)] += 1;
                     }
                 }
-                let sets: Vec<(&[AnswerId], u32, HardState)> = parts
+                let sets: Vec<(&[AnswerId], u32, HardState)> = children
                     .iter()
-                    .map(|part| (part.as_slice(), INFEASIBLE, HardState::default()))
+                    .map(|(part, child_hard)| (part.as_slice(), INFEASIBLE, child_hard.clone()))
                     .collect();
                 assert_eq!(
                     solver.floors_together(&sets, depth - 1, (pool.0, pool.1, Some(&local))),
                     solver.floors_together(&sets, depth - 1, (pool.0, pool.1, None)),
+                    "{mode:?}"
                 );
             }
         }
-        assert!(checked > 200, "only {checked} floors");
+        assert!(
+            checked[0] > 200 && checked[1] > 200,
+            "only {checked:?} floors"
+        );
     }
 
     /// The lean floor of `set` over `guesses` alone, starting from `start`, with `cap` as

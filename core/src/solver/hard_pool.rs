@@ -36,7 +36,7 @@ pub(crate) fn guess_of(entry: GuessId) -> GuessId {
 
 /// The class of a classed entry.
 #[inline]
-fn class_of(entry: GuessId) -> Option<usize> {
+pub(crate) fn class_of(entry: GuessId) -> Option<usize> {
     (entry & CARRIES_CLASS != 0).then_some(((entry & !CARRIES_CLASS) >> GUESS_BITS) as usize)
 }
 
@@ -72,25 +72,57 @@ impl Solver<'_> {
         pool: &[GuessId],
         one_per_class: bool,
     ) -> Vec<GuessId> {
+        self.hard_pool_reading(hard, pool, one_per_class, None)
+    }
+
+    /// [`Solver::hard_pool`] with one guess per class, and beside it each guess's class: the
+    /// row a node's local patterns hold for it. `pool` is classed.
+    pub(crate) fn hard_pool_classes(
+        &self,
+        hard: &HardState,
+        pool: &[GuessId],
+    ) -> (Vec<GuessId>, Vec<u32>) {
+        let mut classes = Vec::new();
+        let guesses = self.hard_pool_reading(hard, pool, true, Some(&mut classes));
+        (guesses, classes)
+    }
+
+    /// The loop behind [`Solver::hard_pool`], writing the kept guesses' classes to `classes`
+    /// when given.
+    fn hard_pool_reading(
+        &self,
+        hard: &HardState,
+        pool: &[GuessId],
+        one_per_class: bool,
+        classes: Option<&mut Vec<u32>>,
+    ) -> Vec<GuessId> {
         let allowed = self.hard_allowed(hard);
         let classed = one_per_class && pool.first().is_some_and(|&e| class_of(e).is_some());
         // Class numbers of a scan's pool are below its length.
         let mut seen = vec![0u64; if classed { pool.len() / 64 + 1 } else { 0 }];
         let mut out = vec![0; pool.len()];
+        let mut out_classes = vec![0u32; if classes.is_some() { pool.len() } else { 0 }];
         let mut kept = 0;
         for &entry in pool {
             let guess = guess_of(entry);
             let mut keep = allowed.as_ref().is_none_or(|a| a.contains(guess));
+            let class = class_of(entry).unwrap_or(0);
             if classed {
-                let class = class_of(entry).unwrap_or(0);
                 let (word, bit) = (&mut seen[class / 64], 1u64 << (class % 64));
                 keep &= *word & bit == 0;
                 *word |= if keep { bit } else { 0 };
             }
             out[kept] = guess;
+            if let Some(slot) = out_classes.get_mut(kept) {
+                *slot = class as u32;
+            }
             kept += usize::from(keep);
         }
         out.truncate(kept);
+        if let Some(classes) = classes {
+            out_classes.truncate(kept);
+            *classes = out_classes;
+        }
         out
     }
 }

@@ -7,6 +7,7 @@
 //! answer's column every guess). Here the node's own rows are as long as its candidates, so a
 //! child's reads of one guess fall on a few nearby lines.
 
+use super::hard_pool::{class_of, guess_of};
 use crate::game::{AnswerId, GuessId};
 use crate::table::FeedbackTable;
 
@@ -19,12 +20,12 @@ const LOCAL_MAX_BYTES: usize = 24 << 20;
 /// Not a candidate of the node.
 const ABSENT: u32 = u32::MAX;
 
-/// The patterns of a node's pool (by position) against its candidates (by index), one row per
-/// pool guess.
+/// The patterns of a node's pool against its candidates (by index): one row per pool guess
+/// (by position), or in hard mode one per class of guesses that split the node alike.
 pub(crate) struct LocalPatterns {
     /// The node's candidates.
     width: usize,
-    /// 0, 1, …: the pool positions, read as "guesses" by the lean scans.
+    /// 0, 1, …: the row numbers (pool positions, or classes).
     positions: Vec<GuessId>,
     /// `positions.len()` rows of `width` patterns.
     by_guess: Vec<u8>,
@@ -43,10 +44,19 @@ impl LocalPatterns {
         if width.saturating_mul(height) > LOCAL_MAX_BYTES || height > u32::MAX as usize {
             return None;
         }
+        // A classed (hard-mode) pool holds every guess, its class numbering the split
+        // shapes in order of first appearance: one row per class, at its number.
         let mut by_guess = Vec::with_capacity(width * height);
-        for &g in pool {
-            let row = table.row(g);
+        let mut rows = 0;
+        for &entry in pool {
+            match class_of(entry) {
+                Some(class) if class < rows => continue,
+                Some(class) if class > rows => return None,
+                _ => {}
+            }
+            let row = table.row(guess_of(entry));
             by_guess.extend(set.iter().map(|&a| row[a as usize]));
+            rows += 1;
         }
         let mut index_of = vec![ABSENT; set.last().map_or(0, |&last| last as usize + 1)];
         for (index, &a) in (0..).zip(set) {
@@ -54,7 +64,7 @@ impl LocalPatterns {
         }
         Some(LocalPatterns {
             width,
-            positions: (0..height as GuessId).collect(),
+            positions: (0..rows as GuessId).collect(),
             by_guess,
             index_of,
         })
@@ -72,12 +82,13 @@ impl LocalPatterns {
             .collect()
     }
 
-    /// The pool positions, which the lean scans index columns by.
+    /// The row numbers, in pool order: the rows of a normal-mode pool's guesses.
     pub(crate) fn positions(&self) -> &[GuessId] {
         &self.positions
     }
 
-    /// The patterns of the pool guess at `position` for every candidate, by local index.
+    /// The patterns of the pool guess at `position` (or of class `position`) for every
+    /// candidate, by local index.
     pub(crate) fn row(&self, position: usize) -> &[u8] {
         let start = position * self.width;
         &self.by_guess[start..start + self.width]

@@ -163,14 +163,19 @@ impl Solver<'_> {
         Some(outcome)
     }
 
-    /// The node's local patterns for its children's lean scans: only in normal mode, where
-    /// every child scans the whole pool, and for nodes large enough to repay the copy.
+    /// The node's local patterns for its children's lean scans: in normal mode, and in hard
+    /// mode where pools are classed; for nodes large enough to repay the copy.
     pub(crate) fn local_patterns(
         &self,
         set: &[AnswerId],
         pool: &[GuessId],
     ) -> Option<LocalPatterns> {
-        let usable = self.config.mode == Mode::Normal && self.inheritable();
+        let usable = self.inheritable()
+            && match self.config.mode {
+                Mode::Normal => true,
+                Mode::Hard => self.classed_pools(),
+                Mode::Strict => false,
+            };
         (usable && set.len() >= LOCAL_MIN)
             .then(|| LocalPatterns::build(self.table, set, pool))
             .flatten()
