@@ -27,7 +27,7 @@ const BLOCK: usize = 256;
 pub(crate) const ROW_READ_MIN: usize = 64;
 
 /// Answers read between two checks of a guess's repeats in a row-wise scan.
-const CHECK_EVERY: usize = 4;
+const CHECK_EVERY: usize = 8;
 
 const WIN: u8 = Pattern::ALL_GREEN.0;
 

@@ -353,6 +353,9 @@ impl Solver<'_> {
         // Cheapest bounds first: one scan per big part, before any deep search. The parts
         // read along the guesses' rows (a prefix, largest first) are scanned together.
         let together = match self.config.mode {
+            // Local rows are short: reading them once for all parts saves little, and the
+            // parts read one by one stop as soon as the sum reaches the cutoff.
+            _ if here.local.is_some() => 0,
             Mode::Normal | Mode::Hard => parts
                 .iter()
                 .take_while(|(_, part)| part.len() >= ROW_READ_MIN)
