@@ -6,7 +6,8 @@
 //! candidate): once that reaches the best bound found, the guess cannot lower it and its scan
 //! stops. The candidates are scanned first, because they usually set a tight best bound at
 //! once and so every other guess is dropped one repeat sooner. The result is exactly the
-//! minimum the full scan computes.
+//! minimum the full scan computes. Below a node that copied its pool's rows (see the `local`
+//! module) the pool is read from those short rows instead of the game's table.
 
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
@@ -183,18 +184,9 @@ impl Solver<'_> {
         &self,
         sets: &[(&[AnswerId], u32, HardState)],
         depth: u32,
-        (inherited, parts, local): (Option<&[GuessId]>, Option<&[u8]>, Option<&LocalPatterns>),
+        inherited: Option<&[GuessId]>,
+        parts: Option<&[u8]>,
     ) -> Vec<u32> {
-        let local = local.filter(|_| self.reads_locally(inherited));
-        if local.is_some() && self.config.mode == Mode::Hard {
-            // Each set allows its own guesses: each reads its floor alone, from local rows.
-            return sets
-                .iter()
-                .map(|(set, ceiling, hard)| {
-                    self.floor_with(set, (depth, *ceiling), hard, (inherited, None, local))
-                })
-                .collect();
-        }
         let parts = self.usable_part_counts(inherited, parts);
         self.stats
             .scans
@@ -213,14 +205,6 @@ impl Solver<'_> {
                 None,
                 2 * set.len() as u32 - 1,
             );
-        }
-        let local_sets: Option<Vec<Vec<u32>>> =
-            local.and_then(|local| sets.iter().map(|(set, _, _)| local.localize(set)).collect());
-        if let (Some(local), Some(local_sets), Some(pool)) = (local, &local_sets, inherited) {
-            for (lean, local_set) in leans.iter_mut().zip(local_sets) {
-                lean.local_set = Some(local_set);
-            }
-            return self.floors_together_locally(leans, (pool, local), parts);
         }
         // What each set allows is a subsequence of the inherited list (or of every guess):
         // walk that list once, and let each set read the rows it allows.
@@ -248,35 +232,6 @@ impl Solver<'_> {
                 break;
             }
         }
-        self.settle_together(&leans)
-    }
-
-    /// The pool pass of [`Solver::floors_together`] over a node's local patterns: every set
-    /// allows the whole pool (normal mode), so each reads every row it still needs.
-    fn floors_together_locally<C: Fn(GuessId) -> u32>(
-        &self,
-        mut leans: Vec<Lean<'_, C>>,
-        (pool, local): (&[GuessId], &LocalPatterns),
-        parts: Option<&[u8]>,
-    ) -> Vec<u32> {
-        let mut open: Vec<usize> = (0..leans.len()).collect();
-        for (at, &guess) in pool.iter().enumerate() {
-            let row = local.row(at);
-            let within = parts.map(|p| p[at]);
-            open.retain(|&i| {
-                let lean = &mut leans[i];
-                let base = 2 * lean.set.len() as u32;
-                lean.read_row(row, true, (guess, within), base)
-            });
-            if open.is_empty() {
-                break;
-            }
-        }
-        self.settle_together(&leans)
-    }
-
-    /// The floors of lean scans read together, with their pairs counted.
-    fn settle_together<C>(&self, leans: &[Lean<'_, C>]) -> Vec<u32> {
         let pairs = leans.iter().map(|lean| lean.pairs).sum();
         self.stats.scanned_pairs.fetch_add(pairs, Ordering::Relaxed);
         leans.iter().map(|lean| lean.floor).collect()
@@ -661,7 +616,7 @@ mod tests {
                             (set.as_slice(), ceiling, hard.clone())
                         })
                         .collect();
-                    let together = solver.floors_together(&sets, depth, (pool, parts, None));
+                    let together = solver.floors_together(&sets, depth, pool, parts);
                     let expected: Vec<u32> = alone
                         .iter()
                         .zip(&ceilings)
@@ -675,8 +630,8 @@ mod tests {
         assert!(checked > 200, "only {checked} groups");
     }
 
-    /// Floors read from a node's local patterns, alone and together, equal the floors read
-    /// from the table, for the parts of random guesses' splits of random parents: in normal
+    /// Floors read from a node's local patterns equal the floors read from the table, for
+    /// the parts of random guesses' splits of random parents: in normal
     /// mode (rows by pool position) and in hard mode (rows by class, each part under its own
     /// clues, the parent under a random clue half of the time).
     #[test]
@@ -712,15 +667,6 @@ mod tests {
                         checked[usize::from(mode == Mode::Hard)] += 1;
                     }
                 }
-                let sets: Vec<(&[AnswerId], u32, HardState)> = children
-                    .iter()
-                    .map(|(part, child_hard)| (part.as_slice(), INFEASIBLE, child_hard.clone()))
-                    .collect();
-                assert_eq!(
-                    solver.floors_together(&sets, depth - 1, (pool.0, pool.1, Some(&local))),
-                    solver.floors_together(&sets, depth - 1, (pool.0, pool.1, None)),
-                    "{mode:?}"
-                );
             }
         }
         assert!(

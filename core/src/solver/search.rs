@@ -378,8 +378,7 @@ impl Solver<'_> {
                     (part, sum.ceiling(bounds[*index]), child_hard.clone())
                 })
                 .collect();
-            let floors =
-                self.floors_together(&sets, depth - 1, (pool, here.pool_parts, here.local));
+            let floors = self.floors_together(&sets, depth - 1, pool, here.pool_parts);
             // Every floor read is kept before the sum may stop early below.
             for ((_, key, _), &floor) in pending.iter().zip(&floors) {
                 self.remember_floor(*key, floor);
