@@ -592,15 +592,12 @@ impl Solver<'_> {
         // The slice plays its own positions of the order, every guess kept; its children
         // read the pool as the in-memory search's children do.
         let children = self.slice_children.get_or_scan(node, || {
-            let (pool, pool_parts) = if node.guesses_left >= 3 {
-                self.undominated_pool(set, &scan)
+            let (pool, pool_parts, local) = if node.guesses_left >= 3 {
+                let (pool, pool_parts) = self.undominated_pool(set, &scan);
+                let local = self.local_patterns(set, &pool);
+                (pool, pool_parts, local)
             } else {
-                (scan.pool.clone(), scan.pool_parts.clone())
-            };
-            let local = if node.guesses_left >= 3 {
-                self.local_patterns(set, &pool)
-            } else {
-                None
+                (scan.pool.clone(), scan.pool_parts.clone(), None)
             };
             SliceChildren {
                 pool,
