@@ -10,6 +10,7 @@ use hakase_coordinator::cluster::plan::PlanParams;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
 use hakase_core::FeedbackTable;
+use hakase_proto::job::JobKind;
 use hakase_worker::{solve_job, Workbench};
 
 fn scratch(label: &str) -> std::path::PathBuf {
@@ -110,6 +111,7 @@ fn any_completion_order_gives_the_solvers_result() {
             inline_max: 3,
             split_min: usize::MAX,
             split_window: 4,
+            slice_max: 128,
         };
         let got = run_shuffled("pokemon-gen:1", config.clone(), plan, seed);
         assert_eq!(essentials(&got), expected, "seed {seed}");
@@ -137,7 +139,7 @@ fn whole_first_guess_jobs_give_the_solvers_result() {
 fn second_move_jobs_give_the_solvers_result() {
     let config = SolverConfig::default();
     let expected = essentials(&reference("pokemon-gen:1", &config));
-    for (seed, split_min, window) in [(4, 10, 1), (5, 16, 3), (6, 25, 8)] {
+    for (seed, split_min, window, slice_max) in [(4, 10, 1, 128), (5, 16, 3, 2), (6, 25, 8, 32)] {
         let plan = PlanParams {
             whole_first: false,
             split_tail: 0,
@@ -145,12 +147,13 @@ fn second_move_jobs_give_the_solvers_result() {
             inline_max: 2,
             split_min,
             split_window: window,
+            slice_max,
         };
         let got = run_shuffled("pokemon-gen:1", config.clone(), plan, seed);
         assert_eq!(
             essentials(&got),
             expected,
-            "split at {split_min}, seed {seed}"
+            "split at {split_min}, slices of at most {slice_max}, seed {seed}"
         );
     }
 }
@@ -169,14 +172,15 @@ fn the_worst_case_objective_deepens_like_the_solver() {
         inline_max: 4,
         split_min: 30,
         split_window: 2,
+        slice_max: 128,
     };
     let got = run_shuffled("pokemon-gen:1", config, plan, 7);
     assert_eq!(essentials(&got), expected);
 }
 
-/// A ranking cuts its last first guesses into part jobs, and their largest parts into slice
-/// jobs over runs of second guesses (the defaults: the last 16, parts of at least 64 of
-/// Generation 1's 151 answers): every first guess still gets the in-memory value.
+/// A ranking asked to cut its last 16 first guesses into part jobs, and by default their
+/// largest parts (at least 64 of Generation 1's 151 answers) into slice jobs over runs of
+/// second guesses: every first guess still gets the in-memory value.
 #[test]
 fn a_ranking_whose_tail_is_cut_into_slices_gives_the_in_memory_values() {
     let config = SolverConfig::default();
@@ -195,6 +199,7 @@ fn a_ranking_whose_tail_is_cut_into_slices_gives_the_in_memory_values() {
     assert!(sliced, "no part of the tail is large enough to be sliced");
     let plan = PlanParams {
         rank_all: true,
+        split_tail: 16,
         ..PlanParams::default()
     };
     for seed in [11, 12] {
@@ -202,4 +207,57 @@ fn a_ranking_whose_tail_is_cut_into_slices_gives_the_in_memory_values() {
         assert_eq!(got.ranking, expected.ranking, "seed {seed}");
         assert_eq!(got.best, expected.best, "seed {seed}");
     }
+}
+
+/// A ranking has no cutoffs to keep, so it hands out its first guesses from the end of the
+/// search order, the costliest first: the long jobs start early instead of running alone at
+/// the end while the other workers idle.
+#[test]
+fn a_ranking_leases_its_costliest_first_guesses_first() {
+    let config = SolverConfig::default();
+    let game = load_preset("pokemon-gen:1").expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, config.clone(), 1_000_000);
+    let order: Vec<_> = solver
+        .guess_order(&solver.root(game.tries()))
+        .guesses
+        .iter()
+        .map(|g| g.guess)
+        .collect();
+    let db = scratch("costliest-first");
+    let params = EngineParams {
+        plan: PlanParams {
+            rank_all: true,
+            ..PlanParams::default()
+        },
+        lease: Duration::from_secs(600),
+        min_outstanding: 16,
+        audit: None,
+    };
+    let engine = Engine::new(game.clone(), config, &db, params).expect("engine");
+    let stop = AtomicBool::new(false);
+    let leased = std::thread::scope(|scope| {
+        scope.spawn(|| engine.drive(&stop));
+        let worker = engine.register(8, None).expect("register");
+        let leased = loop {
+            match engine.lease(worker, 8).expect("lease") {
+                Some(jobs) if !jobs.is_empty() => break jobs,
+                _ => std::thread::sleep(Duration::from_millis(2)),
+            }
+        };
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        engine.poke();
+        leased
+    });
+    let guesses: Vec<_> = leased
+        .iter()
+        .map(|job| match job.spec.kind {
+            JobKind::Guess(guess) => guess,
+            ref other => panic!("a ranking's first jobs are whole first guesses, got {other:?}"),
+        })
+        .collect();
+    let costliest: Vec<_> = order.iter().rev().take(guesses.len()).copied().collect();
+    assert_eq!(guesses, costliest);
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
 }

@@ -14,7 +14,9 @@ use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::engine::{Engine, EngineParams};
 use hakase_coordinator::cluster::http;
 use hakase_coordinator::cluster::joblog::JobLog;
-use hakase_coordinator::cluster::plan::{PlanParams, SPLIT_MIN_AUTO, SPLIT_TAIL_DEFAULT};
+use hakase_coordinator::cluster::plan::{
+    PlanParams, SLICE_MAX_DEFAULT, SPLIT_MIN_AUTO, SPLIT_TAIL_DEFAULT,
+};
 use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
 use hakase_coordinator::output::progress::RunProgress;
 use hakase_coordinator::output::run_report as report;
@@ -49,8 +51,10 @@ pub struct CutArgs {
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub inline_max: usize,
     /// In a ranking (`--rank-all`, `--first`, `--firsts`), the last N first guesses in
-    /// search order are cut into part jobs: they are the costliest, and each as one job would
-    /// keep one worker busy while the others idle (a one-guess run is always cut).
+    /// search order, the costliest, are cut into part jobs (a one-guess run is always cut).
+    /// A ranking starts its costliest first guesses first, so whole jobs keep the workers
+    /// busy to the end; cutting helps when workers outnumber the costly first guesses, and
+    /// costs CPU (each cut first guess is searched by parts and slices).
     #[arg(long, value_name = "N", default_value_t = SPLIT_TAIL_DEFAULT)]
     pub split_tail: usize,
     /// Parts of a cut first guess with at least this many answers are split again: their
@@ -62,6 +66,11 @@ pub struct CutArgs {
     /// thread when there are more).
     #[arg(long, value_name = "N", default_value_t = 4)]
     pub split_window: usize,
+    /// The longest run of one large part's second guesses in one slice job: shorter runs
+    /// spread the part over more workers, each job paying its round trip and bookkeeping.
+    #[arg(long, value_name = "N", default_value_t = SLICE_MAX_DEFAULT,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub slice_max: usize,
     /// Seconds a worker keeps a job without a heartbeat before it is handed to another.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub lease_secs: f64,
@@ -78,6 +87,7 @@ impl CutArgs {
                 inline_max: self.inline_max,
                 split_min: self.split_min.unwrap_or(SPLIT_MIN_AUTO),
                 split_window: self.split_window.max(1),
+                slice_max: self.slice_max,
             },
             lease: Duration::from_secs_f64(self.lease_secs.clamp(0.2, 86_400.0)),
             ..EngineParams::default()

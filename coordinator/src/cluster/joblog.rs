@@ -23,7 +23,8 @@ pub struct JobLine {
     /// "first" (a whole first guess), "part" (a part after a first guess) or "second" (a
     /// second guess on a part).
     pub kind: &'static str,
-    /// The index in search order of the first guess the job belongs to (its place in line).
+    /// The place in line of the first guess the job belongs to: its index in search order,
+    /// or in a ranking (which starts the costliest first) its index from the end.
     pub first_index: Option<u32>,
     /// Candidate answers of the subproblem.
     pub size: usize,

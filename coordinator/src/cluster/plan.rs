@@ -2,9 +2,11 @@
 //!
 //! First guesses are taken in the solver's order, each pruned as soon as its lower bound
 //! reaches the best total so far. A first guess is one job ([`JobKind::Guess`]) unless it is
-//! cut into its parts: every first guess with `--split-first`, and in a ranking (where each
-//! first guess needs its exact value anyway, so no pruning is lost) the last ones in order,
-//! which are the costliest and would otherwise run alone at the end. The parts after a cut
+//! cut into its parts: every first guess with `--split-first`, the one first guess of a
+//! one-guess ranking, and with `--split-tail N` the last N in order of a ranking (where each
+//! first guess needs its exact value anyway, so no pruning is lost). A ranking opens its first
+//! guesses from the end of the order, the costliest first, so whole jobs keep the workers
+//! evenly busy to the end. The parts after a cut
 //! first guess are solved inline when tiny, become first-move jobs ([`JobKind::Node`]) when
 //! medium, and are split again when large: their second guesses, in the solver's order, are
 //! cut into runs ([`JobKind::Slice`]) of growing length, searched a window at a time with
@@ -36,9 +38,9 @@ pub struct PlanParams {
     /// Each first guess is one job (`evaluate_guess(root, g, β)`, exactly as the in-memory
     /// search runs it), so no pruning is lost; false cuts every first guess into its parts.
     pub whole_first: bool,
-    /// In a ranking, the last this many first guesses in search order are cut into their
-    /// parts even when `whole_first` (a one-guess ranking is cut whole): they are the
-    /// costliest, and as single jobs they would keep one worker busy while the others idle.
+    /// In a ranking, the last this many first guesses in search order (the costliest, opened
+    /// first) are cut into their parts even when `whole_first`, for runs with more workers
+    /// than costly first guesses; a one-guess ranking is always cut.
     pub split_tail: usize,
     /// Every first guess to its exact value (`--rank-all`): no first guess is cut off by
     /// the incumbent.
@@ -51,6 +53,8 @@ pub struct PlanParams {
     /// Runs of second guesses of one large part searched at once, at least (the plan asks
     /// for one per worker slot when there are more slots).
     pub split_window: usize,
+    /// The longest run of second guesses in one slice job ([`SLICE_MAX_DEFAULT`]).
+    pub slice_max: usize,
 }
 
 /// [`PlanParams::split_min`] chosen by the game: parts of at least an eighth of the answers
@@ -59,16 +63,21 @@ pub struct PlanParams {
 /// most of the first guess's cost.
 pub const SPLIT_MIN_AUTO: usize = 0;
 
-/// The first guesses of a ranking cut into parts by default (see [`PlanParams::split_tail`]).
-pub const SPLIT_TAIL_DEFAULT: usize = 16;
+/// The first guesses of a ranking cut into parts by default (see [`PlanParams::split_tail`]):
+/// none. A ranking opens its costliest first guesses first, so whole jobs balance the workers
+/// (on the 500-word sample through two workers, its last 16 in order cut into parts took a
+/// quarter of the job time, and the coordinator's CPU fell from 1.45× to 1.22× the in-memory
+/// ranking's without the cut).
+pub const SPLIT_TAIL_DEFAULT: usize = 0;
 
-/// The longest run of second guesses in one slice job. Runs grow 1, 1, 2, 4, … so that the
-/// first guesses in order, which are searched to their exact values, are jobs of their own,
-/// and the long tail, refuted against the best value known, comes in few jobs. On qajaq's
-/// 1369-answer part (two one-thread workers, job log replayed on 32): at most 512 guesses
-/// gave 65 % efficiency at 32 workers (its longest slice 6.8 s), 128 gave 79 % for 4 % more
-/// work, and 64 gave 86 % for 9 % more, the same wall time as 128 at 32 workers.
-const SLICE_MAX: usize = 128;
+/// The longest run of second guesses in one slice job by default (`--slice-max`). Runs grow
+/// 1, 1, 2, 4, … so that the first guesses in order, which are searched to their exact
+/// values, are jobs of their own, and the long tail, refuted against the best value known,
+/// comes in fewer jobs. On qajaq (two one-thread workers, `--trust-workers`, 2 pairs), 32
+/// against 128 cost 0.98× the CPU, and its job log replayed on 32 workers without the
+/// audit's re-runs gave 97 % efficiency against 61 % (longest job 1.5 s against 3.5 s):
+/// since slices of one part share their scan in the worker, short runs cost little more.
+pub const SLICE_MAX_DEFAULT: usize = 32;
 
 /// What the plan is asked for: jobs to keep asked for, and the worker slots that will take
 /// them (a large part's second guesses are searched this many runs at a time).
@@ -89,6 +98,7 @@ impl Default for PlanParams {
             inline_max: 4,
             split_min: SPLIT_MIN_AUTO,
             split_window: 4,
+            slice_max: SLICE_MAX_DEFAULT,
         }
     }
 }
@@ -102,7 +112,8 @@ pub struct Request {
     pub spec: Arc<JobSpec>,
     /// The cutoff needed.
     pub beta: u32,
-    /// Queue order: first-guess index, then part and second-guess rank.
+    /// Queue order: the first guess's place in the opening sequence (see
+    /// `Level::opening`), then part and second-guess rank.
     pub priority: (u32, u32, u32),
     /// For a whole first-guess job, the first guess's index in search order (its cutoff
     /// follows the incumbent).
@@ -349,6 +360,7 @@ impl Planner {
             self.settle(known);
             let mut requests = Vec::new();
             let open: Vec<usize> = (0..self.level.opened)
+                .map(|k| self.level.opening(k))
                 .filter(|&i| self.level.firsts[i].status == Status::Open)
                 .collect();
             for i in open {
@@ -360,7 +372,7 @@ impl Planner {
                 if requests.len() >= want {
                     break;
                 }
-                let i = self.level.opened;
+                let i = self.level.opening(self.level.opened);
                 self.level.opened += 1;
                 let beta = self.level.cutoff(i);
                 if self.level.order[i].lower >= beta {
@@ -409,7 +421,8 @@ impl Planner {
     fn settle(&mut self, known: &Known) {
         loop {
             let mut improved = false;
-            for i in 0..self.level.opened {
+            for k in 0..self.level.opened {
+                let i = self.level.opening(k);
                 if self.level.firsts[i].status != Status::Open {
                     continue;
                 }
@@ -429,7 +442,7 @@ impl Planner {
     /// Splits the root by first guess `i` and decides how each part is solved.
     fn materialise(&mut self, i: usize) {
         let tail = self.level.rank_all
-            && i + self.params.split_tail.min(self.level.order.len()) >= self.level.order.len();
+            && (self.level.order.len() == 1 || self.level.opening(i) < self.params.split_tail);
         if self.params.whole_first && !tail {
             let spec = JobSpec {
                 kind: JobKind::Guess(self.level.order[i].guess),
@@ -479,7 +492,7 @@ impl Planner {
         }
         if n >= self.split_min() {
             let order = self.solver().guess_order(node).guesses;
-            let slices = slices(order.len());
+            let slices = slices(order.len(), self.params.slice_max);
             let jobs = vec![None; slices.len()];
             return Source::Split(Split {
                 order,
@@ -525,7 +538,7 @@ impl Planner {
                             id: *id,
                             spec: spec.clone(),
                             beta,
-                            priority: (i as u32, 0, 0),
+                            priority: (self.level.opening(i) as u32, 0, 0),
                             // Workers tighten cutoffs by the incumbent, never in a ranking.
                             first: (!rank_all).then_some(i as u32),
                         });
@@ -535,6 +548,7 @@ impl Planner {
             };
         }
         let n = self.level.root.candidates.len() as u32;
+        let place = self.level.opening(i) as u32;
         let (fingerprint, config, window) = (&self.fingerprint, &self.config, self.window);
         let parts = &mut self.level.firsts[i].parts;
         let values: Vec<(u32, bool)> = parts
@@ -557,7 +571,7 @@ impl Planner {
                     continue;
                 }
                 let part_beta = beta - (sum - value);
-                let priority = (i as u32, rank as u32);
+                let priority = (place, rank as u32);
                 match &mut part.source {
                     Source::Known(_) => {}
                     Source::Job(id, spec) => requests.push(Request {
@@ -870,6 +884,19 @@ impl Level {
         }
     }
 
+    /// The search position of the `k`-th first guess opened, and (the map is its own
+    /// inverse) the place in the opening sequence of search position `k`. A search opens in
+    /// order, for its cutoffs. A ranking, which has none, opens the costliest first: the end
+    /// of the order (high lower bounds, large parts) holds the long jobs, and started first
+    /// they run beside the many short ones instead of alone at the end (longest job first).
+    fn opening(&self, k: usize) -> usize {
+        if self.rank_all {
+            self.order.len() - 1 - k
+        } else {
+            k
+        }
+    }
+
     /// The cutoff for first guess `i`: an earlier guess may tie the best and still win, a
     /// later one must beat it.
     fn cutoff(&self, i: usize) -> u32 {
@@ -1086,15 +1113,15 @@ impl Split {
 }
 
 /// The runs a search order of `len` guesses is cut into: 1, 1, 2, 4, … guesses, at most
-/// [`SLICE_MAX`].
-fn slices(len: usize) -> Vec<(u32, u32)> {
+/// `max` (at least 1).
+fn slices(len: usize, max: usize) -> Vec<(u32, u32)> {
     let mut slices = Vec::new();
     let (mut from, mut size) = (0, 1);
     while from < len {
         let to = (from + size).min(len);
         slices.push((from as u32, to as u32));
         if slices.len() > 1 {
-            size = (size * 2).min(SLICE_MAX);
+            size = (size * 2).min(max.max(1));
         }
         from = to;
     }

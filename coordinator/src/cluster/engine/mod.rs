@@ -99,8 +99,9 @@ struct Entry {
 }
 
 impl Entry {
-    /// The first guess (in search order) the job serves, part jobs included, for the job
-    /// log; `None` for a job restored from disk that no planning pass has placed yet.
+    /// The place in line of the first guess the job serves (search order, or in a ranking
+    /// the costliest first), part jobs included, for the job log; `None` for a job restored
+    /// from disk that no planning pass has placed yet.
     fn search_index(&self) -> Option<u32> {
         Some(self.priority.0).filter(|&i| i != u32::MAX)
     }
