@@ -20,7 +20,7 @@
 //! the search keeps the earlier of them anyway (one guess per split shape, the first), so the
 //! search picks exactly the guesses it picks without this step.
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::scan::Scan;
 use super::Solver;
@@ -80,27 +80,29 @@ impl Solver<'_> {
         let Some(dropped) = self.dominated(set, &scan.pool) else {
             return;
         };
-        let gone: rustc_hash::FxHashSet<GuessId> = scan
-            .pool
-            .iter()
-            .zip(&dropped)
-            .filter(|(_, &d)| d)
-            .map(|(&g, _)| g)
-            .collect();
+        let gone = gone(&scan.pool, &dropped);
         (scan.pool, scan.pool_parts) = without(&scan.pool, &scan.pool_parts, &dropped);
         scan.guesses.retain(|s| !gone.contains(&s.guess));
     }
 
     /// The pool of a normal-mode scan of `set` (with its part counts) without the guesses a
-    /// finer guess beats: what the children of a node whose own guesses stay read.
-    pub(crate) fn undominated_pool(
+    /// finer guess beats, and those guesses: a slice of the node's order plays only the
+    /// others, as the node itself does in one search, and its children read the pool left.
+    pub(crate) fn undominated(
         &self,
         set: &[AnswerId],
         scan: &Scan,
-    ) -> (Vec<GuessId>, Vec<u8>) {
+    ) -> (Vec<GuessId>, Vec<u8>, FxHashSet<GuessId>) {
         match self.dominated(set, &scan.pool) {
-            Some(dropped) => without(&scan.pool, &scan.pool_parts, &dropped),
-            None => (scan.pool.clone(), scan.pool_parts.clone()),
+            Some(dropped) => {
+                let (pool, parts) = without(&scan.pool, &scan.pool_parts, &dropped);
+                (pool, parts, gone(&scan.pool, &dropped))
+            }
+            None => (
+                scan.pool.clone(),
+                scan.pool_parts.clone(),
+                FxHashSet::default(),
+            ),
         }
     }
 
@@ -164,6 +166,15 @@ impl Solver<'_> {
         }
         fine_parts > coarse_parts
     }
+}
+
+/// The entries of `pool` that `dropped` marks.
+fn gone(pool: &[GuessId], dropped: &[bool]) -> FxHashSet<GuessId> {
+    pool.iter()
+        .zip(dropped)
+        .filter(|(_, &d)| d)
+        .map(|(&g, _)| g)
+        .collect()
 }
 
 /// `pool` and its part counts without the entries `dropped` marks.
@@ -274,6 +285,60 @@ mod tests {
             dropped_total * 5 > pooled,
             "only {dropped_total} of {pooled} pool guesses dropped"
         );
+    }
+
+    /// A slice of a node's order plays the guesses of its range the node plays: its value is
+    /// the least over those that no finer guess beats, and the slices together give the
+    /// node's value (random Pokémon sets of 16 to 120 answers, runs of 1 to 40 positions).
+    #[test]
+    fn a_slice_plays_the_guesses_of_its_range_that_the_node_plays() {
+        let game = load_preset("pokemon-today").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let config = SolverConfig::default();
+        let mut next = crate::solver::test_rng(9);
+        let (mut slices, mut skipped) = (0, 0);
+        for (index, set) in random_sets(game.answers().len(), 8, (16, 120), 7)
+            .into_iter()
+            .enumerate()
+        {
+            let node = Node {
+                candidates: set,
+                guesses_left: 3 + (index % 2) as u32,
+                hard: HardState::default(),
+            };
+            let solver = Solver::new(&game, &table, config.clone(), 1 << 16);
+            let scan = solver.order_scan(&node);
+            let (_, _, dominated) = solver.undominated(&node.candidates, &scan);
+            let order: Vec<GuessId> = scan.guesses.iter().map(|s| s.guess).collect();
+            let (mut from, mut least) = (0, INFEASIBLE);
+            while from < order.len() {
+                let to = (from + 1 + next(40) as usize).min(order.len());
+                let played: Vec<GuessId> = order[from..to]
+                    .iter()
+                    .copied()
+                    .filter(|g| !dominated.contains(g))
+                    .collect();
+                skipped += to - from - played.len();
+                let truth = played
+                    .iter()
+                    .map(|&g| solver.evaluate_guess(&node, g, INFEASIBLE).value())
+                    .min()
+                    .unwrap_or(INFEASIBLE);
+                let got = solver.evaluate_slice(&node, from..to, INFEASIBLE);
+                assert_eq!(got.value(), truth, "{node:?}, slice {from}..{to}");
+                assert_eq!(got.is_exact(), truth < INFEASIBLE);
+                least = least.min(truth);
+                slices += 1;
+                from = to;
+            }
+            assert_eq!(
+                least,
+                solver.evaluate(&node, INFEASIBLE).value(),
+                "{node:?}"
+            );
+        }
+        assert!(slices > 50, "only {slices} slices");
+        assert!(skipped > 0, "no slice skipped a guess: nothing checked");
     }
 
     /// The search with dominated guesses dropped gives the same outcome and the same tree as

@@ -589,22 +589,40 @@ impl Solver<'_> {
         if guesses.is_empty() {
             return Outcome::AtLeast(INFEASIBLE);
         }
-        // The slice plays its own positions of the order, every guess kept; its children
-        // read the pool as the in-memory search's children do.
+        // The slice plays its own positions of the order but those a finer guess beats, and
+        // its children read the pool, as the in-memory search does at this node: so the
+        // slices of a node together play exactly the guesses the node plays, in its order.
         let children = self.slice_children.get_or_scan(node, || {
-            let (pool, pool_parts, local) = if node.guesses_left >= 3 {
-                let (pool, pool_parts) = self.undominated_pool(set, &scan);
+            let (pool, pool_parts, dominated, local) = if node.guesses_left >= 3 {
+                let (pool, pool_parts, dominated) = self.undominated(set, &scan);
                 let local = self.local_patterns(set, &pool);
-                (pool, pool_parts, local)
+                (pool, pool_parts, dominated, local)
             } else {
-                (scan.pool.clone(), scan.pool_parts.clone(), None)
+                let (pool, parts) = (scan.pool.clone(), scan.pool_parts.clone());
+                (pool, parts, Default::default(), None)
             };
             SliceChildren {
                 pool,
                 pool_parts,
+                dominated,
                 local,
             }
         });
+        let kept: Vec<GuessStat>;
+        let guesses = if children.dominated.is_empty() {
+            guesses
+        } else {
+            kept = guesses
+                .iter()
+                .filter(|g| !children.dominated.contains(&g.guess))
+                .copied()
+                .collect();
+            if kept.is_empty() {
+                // Each guess here has a finer one elsewhere in the order, worth as little.
+                return Outcome::AtLeast(INFEASIBLE);
+            }
+            &kept
+        };
         let here = Here {
             set,
             depth: node.guesses_left.max(2),
@@ -708,6 +726,8 @@ impl Solver<'_> {
 pub(crate) struct SliceChildren {
     pool: Vec<GuessId>,
     pool_parts: Vec<u8>,
+    /// The node's guesses a finer guess beats (see `dominance`): no slice plays them.
+    dominated: rustc_hash::FxHashSet<GuessId>,
     local: Option<LocalPatterns>,
 }
 
