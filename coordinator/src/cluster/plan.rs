@@ -118,6 +118,10 @@ pub struct Request {
     /// For a whole first-guess job, the first guess's index in search order (its cutoff
     /// follows the incumbent).
     pub first: Option<u32>,
+    /// For a part or slice job, the admissible bound of what it is asked (its part's floor
+    /// 2n − 1, or its run's least guess bound): a claim stating more rests on the worker
+    /// alone, so the audit's sample re-runs it as soon as it arrives.
+    pub claim_floor: Option<u32>,
 }
 
 /// A first guess settled by a job's claim (see [`Planner::first_claims`]).
@@ -541,6 +545,7 @@ impl Planner {
                             priority: (self.level.opening(i) as u32, 0, 0),
                             // Workers tighten cutoffs by the incumbent, never in a ranking.
                             first: (!rank_all).then_some(i as u32),
+                            claim_floor: None,
                         });
                     }
                     Status::Open
@@ -550,6 +555,7 @@ impl Planner {
         let n = self.level.root.candidates.len() as u32;
         let place = self.level.opening(i) as u32;
         let (fingerprint, config, window) = (&self.fingerprint, &self.config, self.window);
+        let solver = self.solver.solver();
         let parts = &mut self.level.firsts[i].parts;
         let values: Vec<(u32, bool)> = parts
             .iter_mut()
@@ -572,6 +578,15 @@ impl Planner {
                 }
                 let part_beta = beta - (sum - value);
                 let priority = (place, rank as u32);
+                // A total the entropy strategy reaches bounds a split part's value, so its
+                // guesses worth more need only be refuted, never valued: the slices searched
+                // beside the first ones, before any best is known, refute against it instead
+                // of searching to exact values.
+                let slice_beta = match &part.source {
+                    Source::Split(_) => played_upper(part, solver, config)
+                        .map_or(part_beta, |upper| part_beta.min(upper.saturating_add(1))),
+                    _ => part_beta,
+                };
                 match &mut part.source {
                     Source::Known(_) => {}
                     Source::Job(id, spec) => requests.push(Request {
@@ -580,10 +595,11 @@ impl Planner {
                         beta: part_beta,
                         priority: (priority.0, priority.1, 0),
                         first: None,
+                        claim_floor: Some(2 * part.node.candidates.len() as u32 - 1),
                     }),
                     Source::Split(split) => split.request(
                         &part.node,
-                        part_beta,
+                        slice_beta,
                         known,
                         fingerprint,
                         config,
@@ -1106,6 +1122,7 @@ impl Split {
                 beta: cut,
                 priority: (priority.0, priority.1, j as u32 + 1),
                 first: None,
+                claim_floor: Some(self.lower(j)),
             });
             asked += 1;
         }

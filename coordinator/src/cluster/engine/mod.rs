@@ -82,6 +82,9 @@ struct Entry {
     completions: u32,
     /// The first-guess index of a whole first-guess job.
     first: Option<u32>,
+    /// For a part or slice job, the admissible bound its claim rests on (see
+    /// [`super::plan::Request::claim_floor`]).
+    claim_floor: Option<u32>,
     /// True once the spec is in the store (written with the first lease: jobs never leased
     /// are made again by the planner after a restart, and cost no disk).
     spec_stored: bool,
@@ -289,6 +292,7 @@ fn restore_jobs(store: &Store, now: Instant) -> Result<HashMap<JobId, Entry>, Cl
                 priority: (u32::MAX, 0, 0),
                 completions: record.completions,
                 first: None,
+                claim_floor: None,
                 spec_stored: true,
                 leased_to: Vec::new(),
                 untightened: false,

@@ -218,11 +218,13 @@ impl Engine {
                 priority: request.priority,
                 completions: 0,
                 first: request.first,
+                claim_floor: request.claim_floor,
                 spec_stored: false,
                 leased_to: Vec::new(),
                 untightened: false,
             });
             entry.first = request.first;
+            entry.claim_floor = request.claim_floor;
             match entry.state {
                 JobState::Leased { .. } => {}
                 JobState::Idle | JobState::Queued { .. } => {

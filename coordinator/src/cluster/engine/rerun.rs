@@ -58,6 +58,7 @@ impl Engine {
             return;
         };
         let Some((i, cutoff, outcome)) = self.needs_early_recheck(state, id) else {
+            self.audit_early_part(state, policy, id);
             return;
         };
         if outcome.is_exact() && outcome.value() < cutoff {
@@ -77,6 +78,30 @@ impl Engine {
             return;
         };
         Self::queue_recheck(state, id, cutoff, outcome, reason);
+    }
+
+    /// Starts the re-run of a part or slice claim in the audit's sample as soon as it
+    /// arrives, at the value it states: the final audit would pick the same claim (the sample
+    /// is a function of run and job only) at that value, and finds it confirmed. Without
+    /// this the sampled re-runs of a one-guess run all came after its search: on qajaq's job
+    /// log replayed on 32 workers, 97 % efficiency without them and 64–79 % with them at the
+    /// end. A claim stating no more than its floor needs no re-run and gets none.
+    fn audit_early_part(&self, state: &mut State, policy: AuditPolicy, id: JobId) {
+        if state.auditing || state.rechecks.contains_key(&id) {
+            return;
+        }
+        let Some(floor) = state.jobs.get(&id).and_then(|e| e.claim_floor) else {
+            return;
+        };
+        let Some(outcome) = state.known.get(&id).copied() else {
+            return;
+        };
+        let at = outcome.value();
+        let confirmed = state.confirmed.get(&id).is_some_and(|&b| b >= at);
+        if at <= floor || confirmed || !policy.sampled(self.store.audit_seed(), id) {
+            return;
+        }
+        Self::queue_recheck(state, id, at, outcome, Reason::Policy);
     }
 
     /// Starts the sample re-run of each claim that was the incumbent when it arrived and has

@@ -466,3 +466,65 @@ fn a_one_guess_run_shows_its_parts_and_an_interval_that_holds_the_value() {
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
+
+/// A part or slice claim in the audit's sample is re-run as soon as it arrives, at the value
+/// it states, so a one-guess run's sampled re-runs overlap its search instead of following
+/// it; a claim its floor already proves is not re-run.
+#[test]
+fn a_sampled_part_claim_is_re_run_as_it_arrives() {
+    let db = std::env::temp_dir().join(format!("hakase-early-part-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let game = load_preset("pokemon-gen:1").expect("preset");
+    let solver_game = game.clone();
+    let table = FeedbackTable::build(&solver_game);
+    let solver = Solver::new(&solver_game, &table, SolverConfig::default(), 1 << 16);
+    let root = solver.root(solver_game.tries());
+    let guess = solver.guess_order(&root).guesses[0].guess;
+    let params = EngineParams {
+        lease: Duration::from_secs(600),
+        audit: every_claim(),
+        ..EngineParams::default()
+    };
+    let scope = crate::runs::RunScope::Listed(vec![guess]);
+    let engine = Engine::open(game, SolverConfig::default(), &db, params, scope).expect("engine");
+    let worker = engine.register(1, None).expect("register");
+    let mut early = 0;
+    'run: for _ in 0..1_000 {
+        engine.replan(&mut engine.lock());
+        let Some(jobs) = engine.lease(worker, 1).expect("lease") else {
+            break;
+        };
+        if jobs.is_empty() {
+            break;
+        }
+        for job in jobs {
+            let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+            let stated = answer.outcome.value();
+            engine
+                .complete(worker, job.id, answer, false)
+                .expect("taken");
+            let state = engine.lock();
+            if state.auditing {
+                break 'run;
+            }
+            let floor = state.jobs[&job.id]
+                .claim_floor
+                .expect("a one-guess run's jobs are part and slice jobs");
+            match state.rechecks.get(&job.id) {
+                Some(recheck) => {
+                    assert!(stated > floor, "{stated} is proven by its floor {floor}");
+                    assert_eq!(recheck.reason, Reason::Policy);
+                    assert_eq!(recheck.beta, stated);
+                    early += 1;
+                }
+                None => assert!(
+                    stated <= floor,
+                    "claim {stated} over its floor {floor} waits"
+                ),
+            }
+        }
+    }
+    assert!(early > 0, "no claim was re-run as it arrived");
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
