@@ -102,12 +102,15 @@ impl JobLog {
         })
     }
 
-    /// Appends a line; a failed write is only logged (the log is for statistics).
+    /// Appends a line, written through at once so that a night-long run's log can be read
+    /// (and replayed) while it runs and keeps every finished job if the coordinator dies; a
+    /// failed write is only logged (the log is for statistics).
     pub fn write(&self, line: &JobLine) {
         let mut out = self.out.lock().unwrap_or_else(|p| p.into_inner());
         let written = serde_json::to_writer(&mut *out, line)
             .map_err(std::io::Error::other)
-            .and_then(|()| out.write_all(b"\n"));
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush());
         if let Err(err) = written {
             tracing::warn!(%err, "writing the job log");
         }
