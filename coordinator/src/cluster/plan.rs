@@ -204,6 +204,14 @@ struct Part {
     played: Option<Option<u32>>,
 }
 
+impl Part {
+    /// The least total any strategy can reach on the part, 2n − 1 (one answer found at the
+    /// first try, every other at the second): a claim stating no more needs no check.
+    fn floor(&self) -> u32 {
+        2 * self.node.candidates.len() as u32 - 1
+    }
+}
+
 /// A large part's second guesses in the solver's order, cut into runs, each a slice job.
 struct Split {
     order: Vec<GuessBound>,
@@ -595,7 +603,7 @@ impl Planner {
                         beta: part_beta,
                         priority: (priority.0, priority.1, 0),
                         first: None,
-                        claim_floor: Some(2 * part.node.candidates.len() as u32 - 1),
+                        claim_floor: Some(part.floor()),
                     }),
                     Source::Split(split) => split.request(
                         &part.node,
@@ -739,9 +747,7 @@ impl Planner {
             for part in &f.parts {
                 match &part.source {
                     Source::Known(_) => {}
-                    Source::Job(id, spec) => {
-                        claim(id, spec, 2 * part.node.candidates.len() as u32 - 1)
-                    }
+                    Source::Job(id, spec) => claim(id, spec, part.floor()),
                     Source::Split(split) => {
                         for (j, job) in split.jobs.iter().enumerate() {
                             if let Some((id, spec)) = job {
@@ -946,8 +952,7 @@ fn part_value(
     fingerprint: &str,
     config: &SolverConfig,
 ) -> (u32, bool) {
-    let n = part.node.candidates.len() as u32;
-    let floor = 2 * n - 1;
+    let floor = part.floor();
     match &mut part.source {
         Source::Known(Outcome::Exact { value, .. }) => (*value, true),
         Source::Known(Outcome::AtLeast(bound)) => (*bound, false),
