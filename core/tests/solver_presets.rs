@@ -170,3 +170,49 @@ fn a_lone_first_guess_reports_its_parts() {
         "each part once, from none to all"
     );
 }
+
+/// A ranking's progress counts each first guess by its expected cost, (Σ part²)^1.75 over its
+/// non-winning parts, so that an ETA allows for the costly ones: the steps are exactly the
+/// listed guesses' costs, and the last report has done all of the total.
+#[test]
+fn a_rankings_progress_counts_each_first_guess_by_its_cost() {
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, SolverConfig::default(), 1_000_000);
+    let answers = game.all_answers();
+    let listed: Vec<_> = (0..game.guesses().len() as u32).step_by(97).collect();
+    let cost = |guess| {
+        let parts = hakase_core::history::open_parts(&table, guess, &answers);
+        let squares: f64 = parts.iter().map(|p| (p.1.len() as f64).powi(2)).sum();
+        squares.powf(1.75)
+    };
+    let mut expected: Vec<f64> = listed.iter().map(|&g| cost(g)).collect();
+    let seen = std::sync::Mutex::new(Vec::new());
+    solver.solve_game(FirstGuesses::Listed(&listed), &|p| {
+        seen.lock().expect("lock").push(p.work);
+    });
+    let mut seen = seen.into_inner().expect("lock");
+    seen.sort_by(|a, b| a.done.total_cmp(&b.done));
+    let total: f64 = expected.iter().sum();
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.max(1.0);
+    assert_eq!(seen.len(), listed.len());
+    assert!(seen
+        .iter()
+        .all(|w| close(w.total, total) && w.resumed == 0.0));
+    let mut steps: Vec<f64> = seen
+        .iter()
+        .scan(0.0, |before, w| {
+            let step = w.done - *before;
+            *before = w.done;
+            Some(step)
+        })
+        .collect();
+    steps.sort_by(f64::total_cmp);
+    expected.sort_by(f64::total_cmp);
+    assert!(
+        steps.iter().zip(&expected).all(|(&a, &b)| close(a, b)),
+        "{steps:?} against {expected:?}"
+    );
+    let last = seen.last().expect("reports");
+    assert!(close(last.done, total) && last.eta_secs(10.0).is_none());
+}

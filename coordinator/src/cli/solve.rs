@@ -23,7 +23,7 @@ use std::sync::Arc;
 use super::outcome::NoWin;
 use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::progress::FirstGuessBar;
+use hakase_coordinator::output::progress::{eta_text, FirstGuessBar};
 use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, Table, View};
 
 /// Compute the optimal strategy and prove it.
@@ -435,9 +435,12 @@ impl Reporter {
             format!(", parts {settled}/{all} settled")
         });
         let message = format!("{best} (≤ {} guesses){parts}", progress.guesses_left);
-        self.0.show(done, total, &message, done == total, |secs| {
-            format!("[{secs:>7.1}s] {done}/{total} first guesses, {best}{parts}")
-        });
+        let eta_secs = progress.work.eta_secs(self.0.elapsed_secs());
+        let eta = eta_text(eta_secs);
+        self.0
+            .show((done, total), eta_secs, &message, done == total, |secs| {
+                format!("[{secs:>7.1}s] {done}/{total} first guesses, {eta}, {best}{parts}")
+            });
     }
 
     fn finish(&self) {

@@ -25,7 +25,7 @@ use hakase_core::solver::bounds::min_depth;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{
     FirstGuessValue, FirstGuesses, GuessBound, Mode, Node, Objective, Outcome, SharedSolver,
-    Solver, SolverConfig, INFEASIBLE,
+    Solver, SolverConfig, Work, INFEASIBLE,
 };
 use hakase_core::strategy::{total_within, EntropyStrategy};
 use hakase_core::tree::Tree;
@@ -145,7 +145,7 @@ pub struct FirstClaim {
 pub type Known = HashMap<JobId, Outcome>;
 
 /// Where the plan stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlanProgress {
     /// First guesses at the current budget.
     pub total: usize,
@@ -155,6 +155,9 @@ pub struct PlanProgress {
     pub best: Option<(GuessId, u32)>,
     /// The guess budget being searched.
     pub guesses_left: u32,
+    /// Expected cost of the first guesses settled and of all (`resumed` is left to the
+    /// engine, which knows when its session began).
+    pub work: Work,
 }
 
 /// Where a first guess cut into part jobs stands: what a run of one huge first guess shows
@@ -232,6 +235,8 @@ struct Level {
     guesses_left: u32,
     root: Node,
     order: Vec<GuessBound>,
+    /// The expected cost of each first guess of `order`, for the ETA.
+    costs: HashMap<GuessId, f64>,
     firsts: Vec<First>,
     opened: usize,
     incumbent: Option<(u32, usize)>,
@@ -316,13 +321,22 @@ impl Planner {
     /// Where the search stands.
     pub fn progress(&self) -> PlanProgress {
         let level = &self.level;
+        let settled = |f: &First| matches!(f.status, Status::Exact(_) | Status::Pruned(_));
+        let done: f64 = level
+            .firsts
+            .iter()
+            .zip(&level.order)
+            .filter(|(f, _)| settled(f))
+            .map(|(_, b)| self.first_guess_cost(b.guess))
+            .sum();
         PlanProgress {
             total: level.order.len(),
-            settled: level
-                .firsts
-                .iter()
-                .filter(|f| matches!(f.status, Status::Exact(_) | Status::Pruned(_)))
-                .count(),
+            settled: level.firsts.iter().filter(|f| settled(f)).count(),
+            work: Work {
+                done,
+                total: level.costs.values().sum(),
+                ..Work::default()
+            },
             best: level
                 .incumbent
                 .map(|(value, at)| (level.order[at].guess, value)),
@@ -671,6 +685,12 @@ impl Planner {
         cuts
     }
 
+    /// The expected cost of first guess `guess` at the current budget (0 for a guess it does
+    /// not consider), in the units of [`Work`].
+    pub fn first_guess_cost(&self, guess: GuessId) -> f64 {
+        self.level.costs.get(&guess).copied().unwrap_or(0.0)
+    }
+
     /// Every first guess considered at the current budget, best first.
     pub fn ranking(&self) -> Vec<FirstGuessValue> {
         let level = &self.level;
@@ -887,6 +907,12 @@ impl Level {
             None => solver.guess_order(&root).guesses,
         };
         let rank_all = rank_all || listed.is_some();
+        let guesses: Vec<GuessId> = order.iter().map(|b| b.guess).collect();
+        let costs = guesses
+            .iter()
+            .copied()
+            .zip(solver.first_guess_costs(&root, &guesses))
+            .collect();
         let firsts = (0..order.len())
             .map(|_| First {
                 status: Status::Unopened,
@@ -898,6 +924,7 @@ impl Level {
             guesses_left,
             root,
             order,
+            costs,
             firsts,
             opened: 0,
             incumbent: None,

@@ -1,6 +1,8 @@
 //! The progress bar of searches, in one place: first guesses settled of all, with a message
-//! (the best so far, and for runs the jobs), and an ETA. On a terminal it is an indicatif
-//! bar on stderr; without one (a log file, a batch job) a line now and then instead.
+//! (the best so far, and for runs the jobs), and an ETA weighed by the first guesses' expected
+//! costs ([`hakase_core::solver::Work`]): counting first guesses, a ranking's ETA was three
+//! times too long while its costliest openers ran. On a terminal it is an indicatif bar on
+//! stderr; without one (a log file, a batch job) a line now and then instead.
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -25,7 +27,7 @@ impl FirstGuessBar {
     pub fn new(log_every: Duration, log_at_once: bool) -> FirstGuessBar {
         let bar = ProgressBar::new(1);
         let style = ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {pos}/{len} first guesses, ETA {eta}  {msg}",
+            "{elapsed_precise} [{bar:30}] {pos}/{len} first guesses, {prefix}  {msg}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
@@ -39,18 +41,25 @@ impl FirstGuessBar {
         }
     }
 
-    /// Shows `done` of `total` first guesses with `message`. Without a terminal, writes
-    /// `line(seconds since the bar was made)` when one is due, or at once when `last`.
+    /// Seconds since the bar was made: the clock an ETA is taken on.
+    pub fn elapsed_secs(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// Shows `done` of `total` first guesses with `message` and the ETA `eta_secs`. Without a
+    /// terminal, writes `line(seconds since the bar was made)` when one is due, or at once
+    /// when `last`.
     pub fn show(
         &self,
-        done: u64,
-        total: u64,
+        (done, total): (u64, u64),
+        eta_secs: Option<f64>,
         message: &str,
         last: bool,
         line: impl FnOnce(f64) -> String,
     ) {
         self.bar.set_length(total.max(1));
         self.bar.set_position(done);
+        self.bar.set_prefix(eta_text(eta_secs));
         if self.bar.is_hidden() {
             let now = Instant::now();
             let mut logged = self.logged.lock().unwrap_or_else(|p| p.into_inner());
@@ -65,6 +74,17 @@ impl FirstGuessBar {
     /// Removes the bar.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// "ETA 1h 02m", or "ETA unknown" before anything was settled.
+pub fn eta_text(eta_secs: Option<f64>) -> String {
+    match eta_secs {
+        Some(secs) => format!(
+            "ETA {}",
+            indicatif::HumanDuration(Duration::from_secs_f64(secs.max(0.0)))
+        ),
+        None => "ETA unknown".to_string(),
     }
 }
 
@@ -124,13 +144,19 @@ impl RunProgress {
             s.jobs_done, s.jobs_total, rate, s.jobs_queued, s.jobs_leased, s.workers
         );
         // The run's own clock, which a resumed run keeps.
-        self.bar
-            .show(s.first_settled, s.first_total, &message, false, |_| {
+        let eta = eta_text(s.eta_secs);
+        self.bar.show(
+            (s.first_settled, s.first_total),
+            s.eta_secs,
+            &message,
+            false,
+            |_| {
                 format!(
-                    "[{:>8.1}s] {}/{} first guesses settled; {message}",
+                    "[{:>8.1}s] {}/{} first guesses settled, {eta}; {message}",
                     s.elapsed_secs, s.first_settled, s.first_total
                 )
-            });
+            },
+        );
     }
 
     /// Removes the bar.

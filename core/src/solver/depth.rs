@@ -29,7 +29,7 @@ use super::hard::HardState;
 use super::root::{Checkpoint, FirstGuesses, Progress};
 use super::search::in_order_parallel;
 use super::sizes::Sizes;
-use super::{Node, Solver, INFEASIBLE};
+use super::{Node, Solver, Work, INFEASIBLE};
 use crate::game::{AnswerId, GuessId};
 
 /// What is proven about one set (and hard-mode state): it cannot be solved within `fails`
@@ -94,12 +94,16 @@ impl Solver<'_> {
                 if self.guess_within(set, guess, budget, &root.hard, pool, branching) {
                     found.store(true, Ordering::Release);
                 }
+                let done = done.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(Progress {
-                    done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                    done,
                     total: guesses.len(),
                     best: None,
                     guesses_left: budget,
                     parts: None,
+                    // The search stops at the first guess that wins within the budget: no
+                    // cost model says when that is.
+                    work: Work::counted(done, guesses.len()),
                 });
             });
             if found.into_inner() {

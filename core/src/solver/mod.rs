@@ -27,6 +27,7 @@ mod search;
 mod shared;
 mod sizes;
 mod words;
+mod work;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -41,6 +42,7 @@ use memo::{Generations, Memo, MemoryMemo};
 
 pub use root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution};
 pub use shared::SharedSolver;
+pub use work::Work;
 
 /// What "optimal" means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]

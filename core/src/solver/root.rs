@@ -1,13 +1,13 @@
 //! The top of the search: every first guess, ranked, with the best one's tree.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
 use super::search::in_order_parallel;
-use super::{Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE};
+use super::{Node, Objective, Outcome, Solver, SolverConfig, Work, INFEASIBLE};
 use crate::game::GuessId;
 use crate::tree::{Evaluation, Tree};
 
@@ -34,6 +34,9 @@ pub struct Progress {
     /// While a lone first guess is searched (`--first W`), its parts settled and all its
     /// parts: the search of one huge first guess has no other progress to show.
     pub parts: Option<(usize, usize)>,
+    /// The same progress in expected cost, for an ETA that allows for the costly first
+    /// guesses.
+    pub work: Work,
 }
 
 /// The result of solving a whole game.
@@ -219,8 +222,8 @@ impl Solver<'_> {
     }
 
     /// The outcome of each first guess of `order` (`None` where a stop came first): those the
-    /// checkpoint holds, the others searched in parallel in order, each cut off by the best
-    /// exact value so far when `cutoffs` allows.
+    /// checkpoint holds, the others searched in parallel in order (a ranking's in reverse),
+    /// each cut off by the best exact value so far when `cutoffs` allows.
     fn settle_firsts(
         &self,
         root: &Node,
@@ -247,10 +250,24 @@ impl Solver<'_> {
                 _ => None,
             })
             .fold(pack(INFEASIBLE, 0), u64::min);
-        let pending: Vec<usize> = (0..order.len())
+        let mut pending: Vec<usize> = (0..order.len())
             .filter(|&index| results[index].is_none())
             .collect();
-        let done = AtomicUsize::new(order.len() - pending.len());
+        // A ranking has no cutoffs to set early: it starts from the end of the order (high
+        // bounds, large parts: the costliest), as a coordinator's ranking does, so the long
+        // searches run beside the short ones instead of alone at the end.
+        if !cutoffs {
+            pending.reverse();
+        }
+        let costs = self.first_guess_costs(root, order);
+        let resumed: f64 = (0..order.len())
+            .filter(|&index| results[index].is_some())
+            .map(|index| costs[index])
+            .sum();
+        // First guesses settled, and the expected cost of those settled and of those being
+        // searched, counted together.
+        let done = Mutex::new((order.len() - pending.len(), resumed, 0.0));
+        let total_cost: f64 = costs.iter().sum();
         let incumbent = AtomicU64::new(start);
         let results = Mutex::new(results);
         in_order_parallel(pending.len(), |at_pending| {
@@ -258,6 +275,7 @@ impl Solver<'_> {
                 return;
             }
             let index = pending[at_pending];
+            lock(&done).2 += costs[index];
             let (value, at) = unpack(incumbent.load(Ordering::Acquire));
             let beta = match (cutoffs, index < at) {
                 (false, _) => INFEASIBLE,
@@ -275,6 +293,7 @@ impl Solver<'_> {
                         best,
                         guesses_left,
                         parts: Some((settled, parts)),
+                        work: Work::default(),
                     })
                 };
                 self.solve_guess_reporting(root, order[index], beta, &on_part)
@@ -295,12 +314,25 @@ impl Solver<'_> {
             }
             lock(&results)[index] = Some(outcome);
             let (value, at) = unpack(incumbent.load(Ordering::Acquire));
+            let (count, cost, running) = {
+                let mut done = lock(&done);
+                done.0 += 1;
+                done.1 += costs[index];
+                done.2 -= costs[index];
+                *done
+            };
             progress(Progress {
-                done: done.fetch_add(1, Ordering::Relaxed) + 1,
+                done: count,
                 total: order.len(),
                 best: (value < INFEASIBLE).then(|| (order[at], value)),
                 guesses_left,
                 parts: None,
+                work: Work {
+                    done: cost,
+                    running,
+                    total: total_cost,
+                    resumed,
+                },
             });
         });
         results.into_inner().unwrap_or_else(|p| p.into_inner())

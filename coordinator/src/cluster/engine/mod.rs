@@ -162,8 +162,9 @@ struct State {
     counters: Counters,
     workers: HashMap<u64, Worker>,
     next_worker: u64,
-    /// First guesses settled by results found at start (they cost this session nothing).
-    settled_at_start: Option<usize>,
+    /// The expected cost of the first guesses settled by results found at start (they cost
+    /// this session nothing, so the ETA's rate must not count them).
+    work_at_start: Option<f64>,
     /// The worker whose result for each job is the one known.
     claims: HashMap<JobId, u64>,
     /// Workers caught lying, refused from then on.
@@ -224,7 +225,7 @@ impl State {
             counters,
             workers: restore_workers(store, now)?,
             next_worker: store.next_worker()?,
-            settled_at_start: None,
+            work_at_start: None,
             claims,
             // A finished run keeps the account of how it was checked.
             audit: store.audit()?.unwrap_or_else(|| AuditSummary {

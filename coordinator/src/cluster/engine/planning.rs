@@ -236,8 +236,8 @@ impl Engine {
                 }
             }
         }
-        if state.settled_at_start.is_none() {
-            state.settled_at_start = Some(state.planner.progress().settled);
+        if state.work_at_start.is_none() {
+            state.work_at_start = Some(state.planner.progress().work.done);
         }
         if plan.finished {
             let audited = match self.params.audit {

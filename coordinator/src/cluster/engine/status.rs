@@ -1,5 +1,7 @@
 //! What `hakase status` and the progress bar show of a run.
 
+use hakase_core::solver::Work;
+use hakase_proto::job::JobKind;
 use hakase_proto::token::SHARED_TOKEN_NAME;
 
 use super::{Engine, JobState, State};
@@ -98,13 +100,6 @@ pub struct CutView {
     pub eta_secs: Option<f64>,
 }
 
-/// Seconds left if first guesses keep being settled at this session's rate.
-fn eta(total: usize, settled: usize, at_start: Option<usize>, elapsed: f64) -> Option<f64> {
-    let done_here = settled.saturating_sub(at_start.unwrap_or(0));
-    (done_here > 0 && settled < total)
-        .then(|| elapsed * (total - settled) as f64 / done_here as f64)
-}
-
 impl Engine {
     /// A picture of the run.
     pub fn snapshot(&self) -> Snapshot {
@@ -120,6 +115,16 @@ impl Engine {
             JobState::Leased { .. } => (q, l + 1),
             JobState::Idle => (q, l),
         });
+        // Whole first guesses under way, for the ETA.
+        let running: f64 = state
+            .jobs
+            .values()
+            .filter(|e| matches!(e.state, JobState::Leased { .. }))
+            .filter_map(|e| match e.spec.kind {
+                JobKind::Guess(guess) => Some(state.planner.first_guess_cost(guess)),
+                _ => None,
+            })
+            .sum();
         let text = |g| self.game().guess_text(g).to_string();
         let ranking_source = match &state.solution {
             Some(solution) => solution.ranking.clone(),
@@ -157,12 +162,12 @@ impl Engine {
             workers: state.workers.values().filter(|w| w.seen >= live).count() as u64,
             elapsed_secs: self.started.elapsed().as_secs_f64(),
             ranking,
-            eta_secs: eta(
-                progress.total,
-                progress.settled,
-                state.settled_at_start,
-                self.started.elapsed().as_secs_f64(),
-            ),
+            eta_secs: Work {
+                resumed: state.work_at_start.unwrap_or(0.0),
+                running,
+                ..progress.work
+            }
+            .eta_secs(elapsed),
             audit: state.audit.clone(),
             damage: Some(self.store.reopened().damage).filter(|d| !d.is_empty()),
             cuts: cuts

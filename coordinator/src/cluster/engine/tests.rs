@@ -528,3 +528,79 @@ fn a_sampled_part_claim_is_re_run_as_it_arrives() {
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
+
+/// A ranking's ETA weighs first guesses by their expected cost and counts only this
+/// session's work: a resumed run starts with what it found done and no ETA, and has one once
+/// it settles a first guess of its own.
+#[test]
+fn a_resumed_rankings_eta_counts_only_the_work_of_this_session() {
+    let db = std::env::temp_dir().join(format!("hakase-eta-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    let game = load_preset("pokemon-gen:1").expect("preset");
+    let solver_game = game.clone();
+    let table = FeedbackTable::build(&solver_game);
+    let solver = Solver::new(&solver_game, &table, SolverConfig::default(), 1 << 16);
+    let root = solver.root(solver_game.tries());
+    let listed: Vec<GuessId> = (0..solver_game.guesses().len() as GuessId)
+        .step_by(29)
+        .take(4)
+        .collect();
+    let costs: HashMap<GuessId, f64> = listed
+        .iter()
+        .copied()
+        .zip(solver.first_guess_costs(&root, &listed))
+        .collect();
+    let params = || EngineParams {
+        lease: Duration::from_secs(600),
+        ..EngineParams::default()
+    };
+    let open = || {
+        let scope = crate::runs::RunScope::Listed(listed.clone());
+        let engine = Engine::open(game.clone(), SolverConfig::default(), &db, params(), scope)
+            .expect("engine");
+        engine.replan(&mut engine.lock());
+        engine
+    };
+    // Settle one whole first guess job, and note which guess it was.
+    let solve_one = |engine: &Engine| -> GuessId {
+        let worker = engine.register(1, None).expect("register");
+        let jobs = engine.lease(worker, 1).expect("lease").expect("running");
+        let job = jobs.first().expect("a job");
+        let JobKind::Guess(guess) = job.spec.kind else {
+            panic!("a whole first guess expected: {:?}", job.spec.kind);
+        };
+        let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+        engine
+            .complete(worker, job.id, answer, false)
+            .expect("taken");
+        engine.replan(&mut engine.lock());
+        guess
+    };
+    let total: f64 = costs.values().sum();
+    let first = {
+        let engine = open();
+        assert_eq!(engine.snapshot().eta_secs, None, "nothing settled yet");
+        let first = solve_one(&engine);
+        engine.flush().expect("flush");
+        first
+    };
+    let engine = open();
+    let (at_start, work) = {
+        let state = engine.lock();
+        (state.work_at_start, state.planner.progress().work)
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.max(1.0);
+    assert!(close(work.total, total), "{} against {total}", work.total);
+    assert!(close(work.done, costs[&first]) && close(at_start.expect("set"), costs[&first]));
+    assert_eq!(
+        engine.snapshot().eta_secs,
+        None,
+        "no work of this session yet"
+    );
+    let second = solve_one(&engine);
+    let work = engine.lock().planner.progress().work;
+    assert!(close(work.done, costs[&first] + costs[&second]));
+    assert!(engine.snapshot().eta_secs.is_some_and(|s| s >= 0.0));
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
