@@ -439,7 +439,7 @@ impl Reporter {
         let eta = eta_text(eta_secs);
         self.0
             .show((done, total), eta_secs, &message, done == total, |secs| {
-                format!("[{secs:>7.1}s] {done}/{total} first guesses, {eta}, {best}{parts}")
+                format!("[{secs:>7.1}s] {done}/{total} first guesses, {eta}, {message}")
             });
     }
 

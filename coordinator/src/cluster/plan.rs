@@ -235,7 +235,8 @@ struct Level {
     guesses_left: u32,
     root: Node,
     order: Vec<GuessBound>,
-    /// The expected cost of each first guess of `order`, for the ETA.
+    /// The expected cost of each first guess of `order`, for the ETA: one each in a search
+    /// with cutoffs.
     costs: HashMap<GuessId, f64>,
     firsts: Vec<First>,
     opened: usize,
@@ -908,11 +909,14 @@ impl Level {
         };
         let rank_all = rank_all || listed.is_some();
         let guesses: Vec<GuessId> = order.iter().map(|b| b.guess).collect();
-        let costs = guesses
-            .iter()
-            .copied()
-            .zip(solver.first_guess_costs(&root, &guesses))
-            .collect();
+        // A search with cutoffs refutes most first guesses cheaply, the costly-looking ones
+        // first of all: the cost model is for rankings, where every guess is valued.
+        let weights = if rank_all {
+            solver.first_guess_costs(&root, &guesses)
+        } else {
+            vec![1.0; guesses.len()]
+        };
+        let costs = guesses.iter().copied().zip(weights).collect();
         let firsts = (0..order.len())
             .map(|_| First {
                 status: Status::Unopened,
