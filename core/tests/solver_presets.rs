@@ -155,15 +155,29 @@ fn a_lone_first_guess_reports_its_parts() {
     let parts = hakase_core::history::open_parts(&table, guess, &game.all_answers()).len();
     let seen = std::sync::Mutex::new(Vec::new());
     let solution = solver.solve_game(FirstGuesses::Only(guess), &|p| {
-        if let Some(step) = p.parts {
-            seen.lock().expect("lock").push(step);
+        if let (Some(step), Some(lower)) = (p.parts, p.lower) {
+            seen.lock()
+                .expect("lock")
+                .push((step, lower, p.work.share()));
         }
     });
     assert_eq!(solution.best.map(|b| b.outcome.value()), Some(964));
     let mut seen = seen.into_inner().expect("lock");
-    assert!(seen.iter().all(|&(_, all)| all == parts), "{seen:?}");
-    seen.sort_unstable();
-    let settled: Vec<usize> = seen.iter().map(|&(settled, _)| settled).collect();
+    assert!(
+        seen.iter().all(|&((_, all), _, _)| all == parts),
+        "{seen:?}"
+    );
+    seen.sort_by_key(|s| s.0);
+    // The bound only rises, from the parts' floors to the value once all are settled, and
+    // the work share with it.
+    assert!(
+        seen.windows(2)
+            .all(|w| w[0].1 <= w[1].1 && w[0].2 <= w[1].2),
+        "{seen:?}"
+    );
+    let (_, last_lower, last_share) = *seen.last().expect("reports");
+    assert_eq!((last_lower, last_share), (964, 1.0));
+    let settled: Vec<usize> = seen.iter().map(|&((settled, _), _, _)| settled).collect();
     assert_eq!(
         settled,
         (0..=parts).collect::<Vec<_>>(),

@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use hakase_core::solver::memo::BYTES_PER_ENTRY;
-use hakase_core::solver::{FirstGuesses, Progress, Solution, Solver, SolverConfig, INFEASIBLE};
+use hakase_core::solver::{
+    FirstGuesses, Progress, Solution, Solver, SolverConfig, INFEASIBLE, PARTS_ETA_FROM,
+};
 use hakase_core::{treefile, FeedbackTable, Game, GuessId};
 use serde::Serialize;
 
@@ -430,12 +432,20 @@ impl Reporter {
             |(g, v)| format!("best {} = {v}", game.guess_text(g)),
         );
         let (done, total) = (progress.done as u64, progress.total as u64);
-        // A lone first guess: its parts are all the progress there is.
+        // A lone first guess: its parts are all the progress there is, with the bound they
+        // prove so far.
         let parts = progress.parts.map_or(String::new(), |(settled, all)| {
-            format!(", parts {settled}/{all} settled")
+            let lower = progress
+                .lower
+                .map_or(String::new(), |lower| format!(", total ≥ {lower}"));
+            format!(", parts {settled}/{all} settled{lower}")
         });
         let message = format!("{best} (≤ {} guesses){parts}", progress.guesses_left);
-        let eta_secs = progress.work.eta_secs(self.0.elapsed_secs());
+        // A lone guess's small parts settle first: its ETA means little before a quarter.
+        let eta_secs = progress
+            .work
+            .eta_secs(self.0.elapsed_secs())
+            .filter(|_| progress.parts.is_none() || progress.work.share() >= PARTS_ETA_FROM);
         let eta = eta_text(eta_secs);
         self.0
             .show((done, total), eta_secs, &message, done == total, |secs| {

@@ -101,6 +101,7 @@ impl Solver<'_> {
                     best: None,
                     guesses_left: budget,
                     parts: None,
+                    lower: None,
                     // The search stops at the first guess that wins within the budget: no
                     // cost model says when that is.
                     work: Work::counted(done, guesses.len()),

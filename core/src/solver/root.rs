@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
-use super::search::in_order_parallel;
+use super::search::{in_order_parallel, PartStep};
 use super::{Node, Objective, Outcome, Solver, SolverConfig, Work, INFEASIBLE};
 use crate::game::GuessId;
 use crate::tree::{Evaluation, Tree};
@@ -34,6 +34,9 @@ pub struct Progress {
     /// While a lone first guess is searched (`--first W`), its parts settled and all its
     /// parts: the search of one huge first guess has no other progress to show.
     pub parts: Option<(usize, usize)>,
+    /// While a lone first guess is searched, a proven lower bound on its total: the parts
+    /// settled at their values, the others at their floors.
+    pub lower: Option<u32>,
     /// The same progress in expected cost, for an ETA that allows for the costly first
     /// guesses.
     pub work: Work,
@@ -292,14 +295,15 @@ impl Solver<'_> {
             let outcome = if order.len() == 1 {
                 let (value, at) = unpack(incumbent.load(Ordering::Acquire));
                 let best = (value < INFEASIBLE).then(|| (order[at], value));
-                let on_part = |settled: usize, parts: usize| {
+                let on_part = |step: PartStep| {
                     progress(Progress {
                         done: 0,
                         total: 1,
                         best,
                         guesses_left,
-                        parts: Some((settled, parts)),
-                        work: Work::default(),
+                        parts: Some((step.settled, step.parts)),
+                        lower: Some(step.lower),
+                        work: step.work,
                     })
                 };
                 self.solve_guess_reporting(root, order[index], beta, &on_part)
@@ -333,6 +337,7 @@ impl Solver<'_> {
                 best: (value < INFEASIBLE).then(|| (order[at], value)),
                 guesses_left,
                 parts: None,
+                lower: None,
                 work: Work {
                     done: cost,
                     running,

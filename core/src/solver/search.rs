@@ -1,6 +1,7 @@
 //! The branch and bound itself: exact values below a cutoff, proven bounds above it.
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 use xxhash_rust::xxh3::Xxh3;
@@ -11,7 +12,7 @@ use super::hard::HardState;
 use super::local::{LocalPatterns, LOCAL_MIN};
 use super::memo::{MemoEntry, MemoKey};
 use super::scan::GuessStat;
-use super::{Mode, Node, Outcome, Solver, INFEASIBLE};
+use super::{Mode, Node, Outcome, Solver, Work, INFEASIBLE};
 use crate::game::{AnswerId, GuessId};
 use crate::pattern::Pattern;
 use crate::tree::Tree;
@@ -484,7 +485,7 @@ impl Solver<'_> {
     /// The value of playing `guess` at `node` with cutoff `beta`, whether or not the rules'
     /// ordering would try it; the parts are searched in parallel when no cutoff applies.
     pub(crate) fn solve_guess(&self, node: &Node, guess: GuessId, beta: u32) -> Outcome {
-        self.solve_guess_reporting(node, guess, beta, &|_, _| {})
+        self.solve_guess_reporting(node, guess, beta, &|_| {})
     }
 
     /// [`Solver::solve_guess`], calling `on_part(settled, parts)` as each part searched in
@@ -494,7 +495,7 @@ impl Solver<'_> {
         node: &Node,
         guess: GuessId,
         beta: u32,
-        on_part: &(dyn Fn(usize, usize) + Sync),
+        on_part: &(dyn Fn(PartStep) + Sync),
     ) -> Outcome {
         let set = &node.candidates;
         let word = &self.game.guesses()[guess as usize];
@@ -535,8 +536,17 @@ impl Solver<'_> {
             };
             return self.play(&here, &stat, beta);
         }
-        let settled = AtomicU64::new(0);
-        on_part(0, parts.len());
+        let squares: f64 = parts.iter().map(|(_, p)| (p.len() as f64).powi(2)).sum();
+        let step = Mutex::new(PartStep {
+            settled: 0,
+            parts: parts.len(),
+            lower,
+            work: Work {
+                total: squares,
+                ..Work::default()
+            },
+        });
+        on_part(*step.lock().unwrap_or_else(|p| p.into_inner()));
         let values: Vec<Outcome> = parts
             .par_iter()
             .map(|(pattern, part)| {
@@ -549,8 +559,16 @@ impl Solver<'_> {
                     None,
                     beta.saturating_sub(lower - own),
                 );
-                let done = settled.fetch_add(1, Ordering::Relaxed) + 1;
-                on_part(done as usize, parts.len());
+                let now = {
+                    let mut step = step.lock().unwrap_or_else(|p| p.into_inner());
+                    step.settled += 1;
+                    step.lower = (step.lower - own)
+                        .saturating_add(outcome.value())
+                        .min(INFEASIBLE);
+                    step.work.done += (part.len() as f64).powi(2);
+                    *step
+                };
+                on_part(now);
                 outcome
             })
             .collect();
@@ -729,6 +747,19 @@ pub(crate) struct SliceChildren {
     /// The node's guesses a finer guess beats (see `dominance`): no slice plays them.
     dominated: rustc_hash::FxHashSet<GuessId>,
     local: Option<LocalPatterns>,
+}
+
+/// Where the search of a lone first guess stands after a part settles: what its progress
+/// line shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct PartStep {
+    pub settled: usize,
+    pub parts: usize,
+    /// A proven lower bound on the guess's total: parts settled at their values (or bounds),
+    /// the others at 2n − 1.
+    pub lower: u32,
+    /// The parts by the square of their size, the rough cost measure of a part.
+    pub work: Work,
 }
 
 /// Runs `work(i)` for every `i < len` on all of rayon's threads, handing out indices in

@@ -1,6 +1,6 @@
 //! What `hakase status` and the progress bar show of a run.
 
-use hakase_core::solver::Work;
+use hakase_core::solver::{Work, PARTS_ETA_FROM};
 use hakase_proto::job::JobKind;
 use hakase_proto::token::SHARED_TOKEN_NAME;
 
@@ -73,11 +73,6 @@ pub struct Snapshot {
     /// [`CUTS_SHOWN`]): a run of one huge first guess shows its progress here.
     pub cuts: Vec<CutView>,
 }
-
-/// The share of a cut first guess's work (parts by the square of their size) settled before
-/// its ETA is shown: its small parts settle first, and from them qajaq's first 28 s
-/// extrapolated to 491 hours (the run took 90 s) and lants' 120 s to 194 s (it took 809 s).
-const CUT_ETA_FROM: f64 = 0.25;
 
 /// Open cut first guesses a snapshot shows at most.
 pub const CUTS_SHOWN: usize = 4;
@@ -178,7 +173,7 @@ impl Engine {
                     parts_settled: cut.parts_settled,
                     lower: cut.lower,
                     upper: cut.upper,
-                    eta_secs: (cut.done_share >= CUT_ETA_FROM && cut.done_share < 1.0)
+                    eta_secs: (cut.done_share >= PARTS_ETA_FROM && cut.done_share < 1.0)
                         .then(|| elapsed * (1.0 - cut.done_share) / cut.done_share),
                 })
                 .collect(),
