@@ -488,8 +488,8 @@ impl Solver<'_> {
         self.solve_guess_reporting(node, guess, beta, &|_| {})
     }
 
-    /// [`Solver::solve_guess`], calling `on_part(settled, parts)` as each part searched in
-    /// parallel settles.
+    /// [`Solver::solve_guess`], calling `on_part` with where the guess stands ([`PartStep`])
+    /// before its parts are searched and as each part searched in parallel settles.
     pub(crate) fn solve_guess_reporting(
         &self,
         node: &Node,
@@ -562,7 +562,9 @@ impl Solver<'_> {
                 let now = {
                     let mut step = step.lock().unwrap_or_else(|p| p.into_inner());
                     step.settled += 1;
-                    step.lower = (step.lower - own)
+                    step.lower = step
+                        .lower
+                        .saturating_sub(own)
                         .saturating_add(outcome.value())
                         .min(INFEASIBLE);
                     step.work.done += (part.len() as f64).powi(2);
