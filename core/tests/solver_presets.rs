@@ -230,3 +230,21 @@ fn a_rankings_progress_counts_each_first_guess_by_its_cost() {
     let last = seen.last().expect("reports");
     assert!(close(last.done, total) && last.eta_secs(10.0).is_none());
 }
+
+/// A search for the best first guess counts its first guesses one each: its cutoffs refute
+/// the costly-looking guesses cheapest, so the ranking's cost model would make its ETA absurd.
+#[test]
+fn a_best_search_counts_its_first_guesses_one_each() {
+    let game = load_preset("pokemon-qiita2023").expect("preset");
+    let table = FeedbackTable::build(&game);
+    let solver = Solver::new(&game, &table, SolverConfig::default(), 1_000_000);
+    let seen = std::sync::Mutex::new(Vec::new());
+    solver.solve_game(FirstGuesses::Best, &|p| {
+        seen.lock().expect("lock").push((p.done, p.total, p.work));
+    });
+    let seen = seen.into_inner().expect("lock");
+    assert!(!seen.is_empty());
+    for (done, total, work) in seen {
+        assert_eq!((work.done, work.total), (done as f64, total as f64));
+    }
+}
