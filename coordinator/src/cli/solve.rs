@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use hakase_core::solver::memo::BYTES_PER_ENTRY;
-use hakase_core::solver::{
-    FirstGuesses, Progress, Solution, Solver, SolverConfig, INFEASIBLE, PARTS_ETA_FROM,
-};
+use hakase_core::solver::{FirstGuesses, Progress, Solution, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{treefile, FeedbackTable, Game, GuessId};
 use serde::Serialize;
 
@@ -25,7 +23,7 @@ use std::sync::Arc;
 use super::outcome::NoWin;
 use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::progress::{eta_text, FirstGuessBar};
+use hakase_coordinator::output::progress::FirstGuessBar;
 use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, Table, View};
 
 /// Compute the optimal strategy and prove it.
@@ -441,16 +439,18 @@ impl Reporter {
             format!(", parts {settled}/{all} settled{lower}")
         });
         let message = format!("{best} (≤ {} guesses){parts}", progress.guesses_left);
-        // A lone guess's small parts settle first: its ETA means little before a quarter.
-        let eta_secs = progress
-            .work
-            .eta_secs(self.0.elapsed_secs())
-            .filter(|_| progress.parts.is_none() || progress.work.share() >= PARTS_ETA_FROM);
-        let eta = eta_text(eta_secs);
-        self.0
-            .show((done, total), eta_secs, &message, done == total, |secs| {
-                format!("[{secs:>7.1}s] {done}/{total} first guesses, {eta}, {message}")
-            });
+        let elapsed = self.0.elapsed_secs();
+        let eta_secs = match progress.parts {
+            Some(_) => progress.work.parts_eta_secs(elapsed),
+            None => progress.work.eta_secs(elapsed),
+        };
+        self.0.show(
+            (done, total),
+            eta_secs,
+            &message,
+            done == total,
+            |secs, eta| format!("[{secs:>7.1}s] {done}/{total} first guesses, {eta}, {message}"),
+        );
     }
 
     fn finish(&self) {

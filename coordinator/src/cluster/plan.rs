@@ -909,13 +909,7 @@ impl Level {
         };
         let rank_all = rank_all || listed.is_some();
         let guesses: Vec<GuessId> = order.iter().map(|b| b.guess).collect();
-        // A search with cutoffs refutes most first guesses cheaply, the costly-looking ones
-        // first of all: the cost model is for rankings, where every guess is valued.
-        let weights = if rank_all {
-            solver.first_guess_costs(&root, &guesses)
-        } else {
-            vec![1.0; guesses.len()]
-        };
+        let weights = solver.progress_weights(&root, &guesses, !rank_all);
         let costs = guesses.iter().copied().zip(weights).collect();
         let firsts = (0..order.len())
             .map(|_| First {

@@ -47,25 +47,26 @@ impl FirstGuessBar {
     }
 
     /// Shows `done` of `total` first guesses with `message` and the ETA `eta_secs`. Without a
-    /// terminal, writes `line(seconds since the bar was made)` when one is due, or at once
-    /// when `last`.
+    /// terminal, writes `line(seconds since the bar was made, the ETA's text)` when one is
+    /// due, or at once when `last`.
     pub fn show(
         &self,
         (done, total): (u64, u64),
         eta_secs: Option<f64>,
         message: &str,
         last: bool,
-        line: impl FnOnce(f64) -> String,
+        line: impl FnOnce(f64, &str) -> String,
     ) {
+        let eta = eta_text(eta_secs);
         self.bar.set_length(total.max(1));
         self.bar.set_position(done);
-        self.bar.set_prefix(eta_text(eta_secs));
+        self.bar.set_prefix(eta.clone());
         if self.bar.is_hidden() {
             let now = Instant::now();
             let mut logged = self.logged.lock().unwrap_or_else(|p| p.into_inner());
             if last || logged.is_none_or(|at| now.duration_since(at) >= self.log_every) {
                 *logged = Some(now);
-                eprintln!("{}", line(self.started.elapsed().as_secs_f64()));
+                eprintln!("{}", line(self.started.elapsed().as_secs_f64(), &eta));
             }
         }
         self.bar.set_message(message.to_string());
@@ -78,7 +79,7 @@ impl FirstGuessBar {
 }
 
 /// "ETA 1h 02m", or "ETA unknown" before anything was settled.
-pub fn eta_text(eta_secs: Option<f64>) -> String {
+fn eta_text(eta_secs: Option<f64>) -> String {
     match eta_secs {
         Some(secs) => format!(
             "ETA {}",
@@ -144,13 +145,12 @@ impl RunProgress {
             s.jobs_done, s.jobs_total, rate, s.jobs_queued, s.jobs_leased, s.workers
         );
         // The run's own clock, which a resumed run keeps.
-        let eta = eta_text(s.eta_secs);
         self.bar.show(
             (s.first_settled, s.first_total),
             s.eta_secs,
             &message,
             false,
-            |_| {
+            |_, eta| {
                 format!(
                     "[{:>8.1}s] {}/{} first guesses settled, {eta}; {message}",
                     s.elapsed_secs, s.first_settled, s.first_total

@@ -42,7 +42,7 @@ use memo::{Generations, Memo, MemoryMemo};
 
 pub use root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution};
 pub use shared::SharedSolver;
-pub use work::{Work, PARTS_ETA_FROM};
+pub use work::Work;
 
 /// What "optimal" means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]

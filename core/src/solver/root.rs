@@ -262,13 +262,7 @@ impl Solver<'_> {
         if !cutoffs {
             pending.reverse();
         }
-        // A search with cutoffs refutes most first guesses cheaply, the costly-looking ones
-        // first of all: the cost model is for rankings, where every guess is valued.
-        let costs = if cutoffs {
-            vec![1.0; order.len()]
-        } else {
-            self.first_guess_costs(root, order)
-        };
+        let costs = self.progress_weights(root, order, cutoffs);
         let resumed: f64 = (0..order.len())
             .filter(|&index| results[index].is_some())
             .map(|index| costs[index])

@@ -51,12 +51,19 @@ impl Work {
         let left = (self.total - self.done - self.running / 2.0).max(0.0);
         (settled_here > 0.0 && !finished).then(|| elapsed * left / here)
     }
+
+    /// [`Work::eta_secs`] of a lone first guess's parts (weighed by the square of their
+    /// size), shown only once a quarter of that is settled: its small parts settle first.
+    pub fn parts_eta_secs(&self, elapsed: f64) -> Option<f64> {
+        self.eta_secs(elapsed)
+            .filter(|_| self.share() >= PARTS_ETA_FROM)
+    }
 }
 
 /// The share of a lone first guess's work (its parts by the square of their size) settled
 /// before its ETA is shown: its small parts settle first, and from them qajaq's first 28 s
 /// extrapolated to 491 hours (the run took 90 s) and lants' 120 s to 194 s (it took 809 s).
-pub const PARTS_ETA_FROM: f64 = 0.25;
+const PARTS_ETA_FROM: f64 = 0.25;
 
 /// The exponent of the cost model: a first guess's exact solve costs about (Σ part²)^1.75.
 /// The least-squares slope of log time against log Σ part² was 1.75 over the 500-word Wordle
@@ -65,6 +72,17 @@ pub const PARTS_ETA_FROM: f64 = 0.25;
 const COST_EXPONENT: f64 = 1.75;
 
 impl Solver<'_> {
+    /// What each of `guesses` counts for in the progress of a search of them at `root`: its
+    /// expected cost in a ranking, one each in a search with `cutoffs`, which refutes most
+    /// first guesses cheaply, the costly-looking ones first of all.
+    pub fn progress_weights(&self, root: &Node, guesses: &[GuessId], cutoffs: bool) -> Vec<f64> {
+        if cutoffs {
+            vec![1.0; guesses.len()]
+        } else {
+            self.first_guess_costs(root, guesses)
+        }
+    }
+
     /// The expected cost of solving each of `guesses` exactly at `root`, relative to one
     /// another: (Σ over the non-winning parts of size²)^1.75. Large parts are what the search
     /// spends its time in, and Σ part² is how much of the set stays together.

@@ -1,6 +1,6 @@
 //! What `hakase status` and the progress bar show of a run.
 
-use hakase_core::solver::{Work, PARTS_ETA_FROM};
+use hakase_core::solver::Work;
 use hakase_proto::job::JobKind;
 use hakase_proto::token::SHARED_TOKEN_NAME;
 
@@ -105,21 +105,20 @@ impl Engine {
             planner.open_cuts(known, CUTS_SHOWN)
         };
         let progress: PlanProgress = state.planner.progress();
-        let (queued, leased) = state.jobs.values().fold((0, 0), |(q, l), e| match e.state {
-            JobState::Queued { .. } => (q + 1, l),
-            JobState::Leased { .. } => (q, l + 1),
-            JobState::Idle => (q, l),
-        });
-        // Whole first guesses under way, for the ETA.
-        let running: f64 = state
-            .jobs
-            .values()
-            .filter(|e| matches!(e.state, JobState::Leased { .. }))
-            .filter_map(|e| match e.spec.kind {
-                JobKind::Guess(guess) => Some(state.planner.first_guess_cost(guess)),
-                _ => None,
-            })
-            .sum();
+        // The jobs by state, and the expected cost of the whole first guesses under way (for
+        // the ETA).
+        let (mut queued, mut leased, mut running) = (0, 0, 0.0);
+        for entry in state.jobs.values() {
+            match (&entry.state, &entry.spec.kind) {
+                (JobState::Queued { .. }, _) => queued += 1,
+                (JobState::Leased { .. }, JobKind::Guess(guess)) => {
+                    leased += 1;
+                    running += state.planner.first_guess_cost(*guess);
+                }
+                (JobState::Leased { .. }, _) => leased += 1,
+                (JobState::Idle, _) => {}
+            }
+        }
         let text = |g| self.game().guess_text(g).to_string();
         let ranking_source = match &state.solution {
             Some(solution) => solution.ranking.clone(),
@@ -173,8 +172,12 @@ impl Engine {
                     parts_settled: cut.parts_settled,
                     lower: cut.lower,
                     upper: cut.upper,
-                    eta_secs: (cut.done_share >= PARTS_ETA_FROM && cut.done_share < 1.0)
-                        .then(|| elapsed * (1.0 - cut.done_share) / cut.done_share),
+                    eta_secs: Work {
+                        done: cut.done_share,
+                        total: 1.0,
+                        ..Work::default()
+                    }
+                    .parts_eta_secs(elapsed),
                 })
                 .collect(),
         }

@@ -22,6 +22,32 @@ fn open_with(db: &std::path::Path, audit: Option<AuditPolicy>) -> Engine {
     engine
 }
 
+/// A fresh run directory for the test `name` (one per process), emptied of what an earlier
+/// run left.
+fn fresh_db(name: &str) -> std::path::PathBuf {
+    let db = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&db);
+    db
+}
+
+/// pokemon-gen:1 with its table, for the tests that solve the jobs they lease themselves.
+struct Gen1 {
+    game: Game,
+    table: FeedbackTable,
+}
+
+impl Gen1 {
+    fn new() -> Gen1 {
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let table = FeedbackTable::build(&game);
+        Gen1 { game, table }
+    }
+
+    fn solver(&self) -> Solver<'_> {
+        Solver::new(&self.game, &self.table, SolverConfig::default(), 1 << 16)
+    }
+}
+
 /// Every claim in the audit's sample, so that a test does not hang on the run's secret.
 fn every_claim() -> Option<AuditPolicy> {
     Some(AuditPolicy::with_fraction(1.0))
@@ -29,8 +55,7 @@ fn every_claim() -> Option<AuditPolicy> {
 
 #[test]
 fn a_restarted_engine_never_hands_out_a_job_a_worker_holds() {
-    let db = std::env::temp_dir().join(format!("hakase-lease-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
+    let db = fresh_db("hakase-lease");
     let held: Vec<JobId> = {
         let engine = open(&db);
         let worker = engine.register(1, None).expect("register");
@@ -54,8 +79,7 @@ fn a_restarted_engine_never_hands_out_a_job_a_worker_holds() {
 
 #[test]
 fn workers_watching_the_incumbent_are_told_each_better_first_guess_as_it_is_taken() {
-    let db = std::env::temp_dir().join(format!("hakase-told-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
+    let db = fresh_db("hakase-told");
     let engine = open(&db);
     let mut told = engine.watch_incumbent();
     assert_eq!(*told.borrow_and_update(), Told::Nothing);
@@ -99,8 +123,7 @@ fn workers_watching_the_incumbent_are_told_each_better_first_guess_as_it_is_take
 
 #[test]
 fn a_displaced_incumbents_sampled_claim_is_re_run_while_the_search_goes_on() {
-    let db = std::env::temp_dir().join(format!("hakase-displaced-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
+    let db = fresh_db("hakase-displaced");
     let engine = open_with(&db, every_claim());
     let worker = engine.register(1, None).expect("register");
     let jobs = engine.lease(worker, 2).expect("lease").expect("running");
@@ -154,8 +177,7 @@ fn a_displaced_incumbents_sampled_claim_is_re_run_while_the_search_goes_on() {
 
 #[test]
 fn the_final_audit_tells_the_best_total_again_for_idle_workers_to_take_its_re_runs() {
-    let db = std::env::temp_dir().join(format!("hakase-nudge-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
+    let db = fresh_db("hakase-nudge");
     let engine = open_with(&db, every_claim());
     let mut told = engine.watch_incumbent();
     let solver = Solver::new(
@@ -254,8 +276,7 @@ fn a_lease_leaves_a_letter_set_to_the_live_worker_that_took_it_last() {
 /// answered below its cutoff, a job is leased without its first-guess index.
 #[test]
 fn a_job_answered_below_its_cutoff_is_leased_again_without_its_first_index() {
-    let db = std::env::temp_dir().join(format!("hakase-untightened-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
+    let db = fresh_db("hakase-untightened");
     let engine = open(&db);
     let worker = engine.register(16, None).expect("register");
     let jobs = engine.lease(worker, 4).expect("lease").expect("running");
@@ -306,8 +327,7 @@ fn a_worker_holds_at_most_its_share_of_the_outstanding_jobs() {
     assert_eq!(share(100, 32, &[1024]), 32, "one job per thread");
     assert_eq!(share(1, 4, &[4]), 1);
 
-    let db = std::env::temp_dir().join(format!("hakase-share-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
+    let db = fresh_db("hakase-share");
     let engine = open(&db);
     let greedy = engine.register(1024, None).expect("register");
     let honest = engine.register(1, None).expect("register");
@@ -334,8 +354,7 @@ fn a_worker_holds_at_most_its_share_of_the_outstanding_jobs() {
 /// worker takes within a lease period goes to the coordinator, however many say they live.
 #[test]
 fn a_re_run_nobody_takes_within_a_lease_period_goes_to_the_coordinator() {
-    let db = std::env::temp_dir().join(format!("hakase-held-back-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
+    let db = fresh_db("hakase-held-back");
     let params = EngineParams {
         lease: Duration::from_millis(400),
         audit: every_claim(),
@@ -397,16 +416,13 @@ fn a_re_run_nobody_takes_within_a_lease_period_goes_to_the_coordinator() {
 /// total, closing on it.
 #[test]
 fn a_one_guess_run_shows_its_parts_and_an_interval_that_holds_the_value() {
-    let db = std::env::temp_dir().join(format!("hakase-cut-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
-    let game = load_preset("pokemon-gen:1").expect("preset");
-    let solver_game = game.clone();
-    let table = FeedbackTable::build(&solver_game);
-    let solver = Solver::new(&solver_game, &table, SolverConfig::default(), 1 << 16);
-    let root = solver.root(solver_game.tries());
+    let db = fresh_db("hakase-cut");
+    let gen1 = Gen1::new();
+    let (game, solver) = (gen1.game.clone(), gen1.solver());
+    let root = solver.root(game.tries());
     // The guess leaving the largest part (at least 64 answers, so that it is sliced).
     let largest = |g: GuessId| {
-        hakase_core::history::partition(&table, g, &root.candidates)
+        hakase_core::history::partition(&gen1.table, g, &root.candidates)
             .iter()
             .map(|(_, part)| part.len())
             .max()
@@ -472,13 +488,10 @@ fn a_one_guess_run_shows_its_parts_and_an_interval_that_holds_the_value() {
 /// it; a claim its floor already proves is not re-run.
 #[test]
 fn a_sampled_part_claim_is_re_run_as_it_arrives() {
-    let db = std::env::temp_dir().join(format!("hakase-early-part-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
-    let game = load_preset("pokemon-gen:1").expect("preset");
-    let solver_game = game.clone();
-    let table = FeedbackTable::build(&solver_game);
-    let solver = Solver::new(&solver_game, &table, SolverConfig::default(), 1 << 16);
-    let root = solver.root(solver_game.tries());
+    let db = fresh_db("hakase-early-part");
+    let gen1 = Gen1::new();
+    let (game, solver) = (gen1.game.clone(), gen1.solver());
+    let root = solver.root(game.tries());
     let guess = solver.guess_order(&root).guesses[0].guess;
     let params = EngineParams {
         lease: Duration::from_secs(600),
@@ -534,14 +547,11 @@ fn a_sampled_part_claim_is_re_run_as_it_arrives() {
 /// it settles a first guess of its own.
 #[test]
 fn a_resumed_rankings_eta_counts_only_the_work_of_this_session() {
-    let db = std::env::temp_dir().join(format!("hakase-eta-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&db);
-    let game = load_preset("pokemon-gen:1").expect("preset");
-    let solver_game = game.clone();
-    let table = FeedbackTable::build(&solver_game);
-    let solver = Solver::new(&solver_game, &table, SolverConfig::default(), 1 << 16);
-    let root = solver.root(solver_game.tries());
-    let listed: Vec<GuessId> = (0..solver_game.guesses().len() as GuessId)
+    let db = fresh_db("hakase-eta");
+    let gen1 = Gen1::new();
+    let (game, solver) = (gen1.game.clone(), gen1.solver());
+    let root = solver.root(game.tries());
+    let listed: Vec<GuessId> = (0..game.guesses().len() as GuessId)
         .step_by(29)
         .take(4)
         .collect();
