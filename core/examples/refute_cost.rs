@@ -1,7 +1,7 @@
 //! What proving that first guesses cannot beat a known total costs: the work of an exhaustive
 //! search for the optimum once a good first guess is known. `cargo run --release -p
 //! hakase-core --example refute_cost -- GAME BETA [--answers=FILE] [--firsts=FILE]
-//! [--sample=K] [--from=N]`. Prints how the root's scan bounds the allowed first guesses against BETA
+//! [--sample=K] [--from=N] [--hard]`. Prints how the root's scan bounds the allowed first guesses against BETA
 //! (those bounded at or above it need no search), then searches each listed first guess
 //! (or every K-th guess the scan keeps, from its N-th) with cutoff BETA, one line each: refuted or its exact
 //! value, seconds and nodes. With `RAYON_NUM_THREADS=1` the seconds are CPU seconds.
@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use hakase_core::presets::load_preset;
-use hakase_core::solver::{Outcome, Solver, SolverConfig, DEFAULT_MEMO_ENTRIES};
+use hakase_core::solver::{Mode, Outcome, Solver, SolverConfig, DEFAULT_MEMO_ENTRIES};
 use hakase_core::word::read_word_list;
 use hakase_core::{FeedbackTable, Game, WordListInput};
 
@@ -18,14 +18,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::env::args().skip(1).partition(|a| a.starts_with("--"));
     let [name, beta] = args.as_slice() else {
         return Err(
-            "usage: refute_cost GAME BETA [--answers=FILE] [--firsts=FILE] [--sample=K]".into(),
+            "usage: refute_cost GAME BETA [--answers=FILE] [--firsts=FILE] [--sample=K] [--hard]"
+                .into(),
         );
     };
     let beta: u32 = beta.parse()?;
     let preset = load_preset(name)?;
     let mut game = preset.clone();
     let (mut firsts, mut sample, mut from) = (None, 97usize, 0usize);
+    let mut config = SolverConfig::default();
     for flag in &flags {
+        if flag == "--hard" {
+            config.mode = Mode::Hard;
+            continue;
+        }
         let (key, value) = flag.split_once('=').ok_or("flags are --key=value")?;
         match key {
             "--answers" => {
@@ -51,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let table = FeedbackTable::build(&game);
-    let solver = Solver::new(&game, &table, SolverConfig::default(), DEFAULT_MEMO_ENTRIES);
+    let solver = Solver::new(&game, &table, config, DEFAULT_MEMO_ENTRIES);
     let root = solver.root(game.tries());
     let order = solver.guess_order(&root).guesses;
     let open = order.iter().filter(|b| b.lower < beta).count();

@@ -646,3 +646,48 @@ fn guess_with_the_largest_part(game: &str) -> (String, u32, usize) {
     let word = solver.game().guess_text(guess).to_string();
     (word, truth, largest(guess))
 }
+
+/// Jobs a best search with part jobs stops needing (a sibling part refuted their first
+/// guess) are withdrawn: a slow worker holding some drops them unstarted at its next
+/// heartbeat, and once told the run is over it stops at once, though it is still solving a
+/// job (it used to wait on that job and then retry its result against the coordinator,
+/// which had already stopped, for ever).
+#[test]
+fn a_slow_worker_drops_jobs_no_longer_needed_and_stops_with_the_run() {
+    let game = "pokemon-gen:1";
+    let reference = core_solution(game, SolverConfig::default());
+    let dir = Scratch::new("withdrawn");
+    let (mut coordinator, url) = start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &[
+            "--game",
+            game,
+            "--split-first",
+            "--lease-secs",
+            "2",
+            "--audit-fraction",
+            "0",
+            "--trust-workers",
+        ],
+    );
+    let mut slow = start_worker(&dir, "slow", &url, &["--job-delay-ms", "1000", "--json"]);
+    let mut fast = start_worker(&dir, "fast", &url, &["--job-delay-ms", "5", "--json"]);
+    let output = finished_like(&mut coordinator, &reference);
+    let doc: serde_json::Value = serde_json::from_str(&output).expect("JSON output");
+    let withdrawn = doc["status"]["counters"]["withdrawn"].as_u64();
+    assert!(withdrawn > Some(0), "no job withdrawn: {}", doc["status"]);
+    for worker in [&mut slow, &mut fast] {
+        // The slow worker is told the run is over while it solves a job of a second.
+        assert!(
+            worker.wait(Duration::from_secs(30)).success(),
+            "{}",
+            worker.errors()
+        );
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&slow.output()).expect("the slow worker's JSON report");
+    assert_eq!(report["run_finished"], true, "{report}");
+    assert!(report["jobs_cancelled"].as_u64() > Some(0), "{report}");
+}

@@ -45,6 +45,8 @@ pub struct WorkerOptions {
 pub struct WorkerSummary {
     /// Results the coordinator acknowledged.
     pub jobs_done: u64,
+    /// Leased jobs dropped before they started, the coordinator no longer needing them.
+    pub jobs_cancelled: u64,
     /// Facts the cache held at start.
     pub memo_loaded: usize,
     /// True when the run finished (false: stopped by a signal).

@@ -48,6 +48,15 @@ impl<J: Send + 'static> RunQueue<J> {
         self.lock().clear();
     }
 
+    /// Takes the queued jobs `unwanted` picks out of the queue, unrun, and returns them:
+    /// the coordinator no longer needs them. Jobs already running are not touched.
+    pub fn withdraw(&self, unwanted: impl Fn(&J) -> bool) -> Vec<J> {
+        let mut jobs = self.lock();
+        let (gone, kept): (VecDeque<J>, VecDeque<J>) = jobs.drain(..).partition(|j| unwanted(j));
+        *jobs = kept;
+        gone.into()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<J>> {
         self.jobs.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -140,6 +149,32 @@ mod tests {
         assert_eq!(seen, (0..200).collect::<Vec<_>>());
         assert!(most.load(Ordering::SeqCst) <= 2, "more runners than slots");
         assert_eq!(queue.lock().len(), 0);
+    }
+
+    #[test]
+    fn withdrawn_jobs_leave_the_queue_in_order_and_do_not_run() {
+        let (done, results) = mpsc::channel();
+        let done = Mutex::new(done);
+        let queue: Arc<RunQueue<u32>> = RunQueue::new(
+            1,
+            Box::new(move |job| {
+                let _ = done.lock().expect("sender").send(job);
+            }),
+        );
+        queue.lock().extend([1, 2, 3, 4, 5]);
+        assert_eq!(queue.withdraw(|&j| j % 2 == 0), vec![2, 4]);
+        assert_eq!(queue.withdraw(|&j| j == 9), Vec::<u32>::new());
+        queue.push(6);
+        let mut ran: Vec<u32> = (0..4)
+            .map(|_| {
+                results
+                    .recv_timeout(Duration::from_secs(10))
+                    .expect("a kept job did not run")
+            })
+            .collect();
+        ran.sort_unstable();
+        assert_eq!(ran, vec![1, 3, 5, 6]);
+        assert!(results.recv_timeout(Duration::from_millis(50)).is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use hakase_proto::explain::{explain, is_tls_failure, MAX_TLS_FAILURES};
+use hakase_proto::job::JobId;
 use hakase_proto::v1::{HeartbeatRequest, Incumbent, RegisterReply, RegisterRequest};
 use tokio::sync::watch;
 
@@ -39,11 +40,11 @@ pub(crate) struct Session<'a> {
 
 impl Session<'_> {
     /// Tells the coordinator that the jobs `job_ids` are still held, so that their leases do
-    /// not run out; the best total it answers with. A failed heartbeat is only logged: the
-    /// next one comes well within the lease.
-    pub async fn heartbeat(&mut self, job_ids: Vec<Vec<u8>>) -> Option<Incumbent> {
+    /// not run out; the best total it answers with, and the held jobs it no longer needs. A
+    /// failed heartbeat is only logged: the next one comes well within the lease.
+    pub async fn heartbeat(&mut self, job_ids: Vec<Vec<u8>>) -> Beat {
         if job_ids.is_empty() {
-            return None;
+            return Beat::default();
         }
         let request = HeartbeatRequest {
             worker_id: self.reply.worker_id,
@@ -51,13 +52,34 @@ impl Session<'_> {
             secret: self.reply.secret.clone(),
         };
         match self.client.heartbeat(request).await {
-            Ok(beat) => beat.into_inner().incumbent,
+            Ok(beat) => {
+                let beat = beat.into_inner();
+                let cancelled = beat
+                    .cancelled
+                    .iter()
+                    .filter_map(|bytes| JobId::from_bytes(bytes).ok())
+                    .collect();
+                Beat {
+                    incumbent: beat.incumbent,
+                    cancelled,
+                }
+            }
             Err(status) => {
                 tracing::debug!(code = ?status.code(), "heartbeat failed");
-                None
+                Beat::default()
             }
         }
     }
+}
+
+/// What a heartbeat's reply says.
+#[derive(Debug, Default)]
+pub struct Beat {
+    /// The best total known now.
+    pub incumbent: Option<Incumbent>,
+    /// Held jobs the coordinator no longer needs: settled by other results, or answered by
+    /// another worker. Those not started yet are dropped.
+    pub cancelled: Vec<JobId>,
 }
 
 /// Registers with the coordinator, waiting for it while it is unreachable; `None` when asked

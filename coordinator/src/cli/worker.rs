@@ -86,6 +86,8 @@ struct WorkerReport {
     worker: String,
     /// Results the coordinator acknowledged.
     jobs_done: u64,
+    /// Leased jobs dropped unstarted when the coordinator no longer needed them.
+    jobs_cancelled: u64,
     /// Facts the disk memo held at start.
     memo_loaded: usize,
     /// True when the run finished, false when stopped by a signal.
@@ -105,9 +107,13 @@ struct WorkerReport {
 
 impl View for WorkerReport {
     fn text(&self, out: &mut dyn Write) -> Result<()> {
+        let cancelled = match self.jobs_cancelled {
+            0 => String::new(),
+            n => format!(", {n} dropped unstarted (no longer needed)"),
+        };
         writeln!(
             out,
-            "worker stopped: {} done, run {}; {} waited {:.1} s; {} with reports",
+            "worker stopped: {} done{cancelled}, run {}; {} waited {:.1} s; {} with reports",
             plural(self.jobs_done, "job", "jobs"),
             if self.run_finished {
                 "finished"
@@ -134,6 +140,7 @@ impl WorkerReport {
         WorkerReport {
             worker: name,
             jobs_done: summary.jobs_done,
+            jobs_cancelled: summary.jobs_cancelled,
             memo_loaded: summary.memo_loaded,
             run_finished: summary.run_finished,
             lease_calls: summary.leases,

@@ -233,11 +233,12 @@ impl Cluster for Services {
             .iter()
             .map(|b| JobId::from_bytes(b))
             .collect::<Result<Vec<_>, _>>()?;
-        self.engine
+        let cancelled = self
+            .engine
             .heartbeat(request.worker_id, &ids)
             .map_err(to_status)?;
         Ok(Response::new(HeartbeatReply {
-            cancelled: Vec::new(),
+            cancelled: cancelled.iter().map(|id| id.to_bytes().to_vec()).collect(),
             incumbent: self.incumbent(),
         }))
     }

@@ -86,6 +86,11 @@ pub(super) struct Started {
 }
 
 impl Started {
+    /// The job's id.
+    pub fn id(&self) -> JobId {
+        self.id
+    }
+
     /// Solves the job with the tightest cutoff known now; an exact first-guess value becomes
     /// the worker's incumbent at once, as in the in-memory search.
     pub fn solve(

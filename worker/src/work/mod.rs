@@ -48,8 +48,10 @@ pub(crate) async fn run(session: Session<'_>) -> Result<After, WorkerError> {
 enum Phase {
     /// Leasing, solving and reporting.
     Working,
-    /// The coordinator said the run is over: nothing more is leased, and the loop ends
-    /// once the jobs held are reported.
+    /// The coordinator said the run is over: the loop ends at once. Jobs still held can
+    /// change nothing, and the coordinator stops once every worker is told, so a result
+    /// reported now could be retried for ever (a worker told while it solved a job no longer
+    /// needed waited on it, then on the coordinator, and never stopped).
     Finishing,
 }
 
@@ -180,7 +182,11 @@ impl<'a> WorkLoop<'a> {
     /// Turn after turn: report or lease what is due, then wait for the next event.
     async fn run(mut self) -> Result<After, WorkerError> {
         loop {
-            if *self.stop.borrow() || (self.phase == Phase::Finishing && self.active.is_empty()) {
+            if self.phase == Phase::Finishing {
+                self.leave_finished_run().await;
+                return Ok(After::Stop);
+            }
+            if *self.stop.borrow() {
                 self.wind_down().await;
                 return Ok(After::Stop);
             }
@@ -361,16 +367,51 @@ impl<'a> WorkLoop<'a> {
         }
     }
 
-    /// Tells the coordinator the jobs still held and takes the incumbent it answers with.
+    /// Tells the coordinator the jobs still held, takes the incumbent it answers with, and
+    /// drops the jobs it no longer needs that have not started (a running job finishes: the
+    /// solver has no way to stop one midway).
     async fn heartbeat(&mut self) {
         let held = self
             .active
             .iter()
             .map(|id| id.to_bytes().to_vec())
             .collect();
-        if let Some(best) = self.session.heartbeat(held).await {
+        let beat = self.session.heartbeat(held).await;
+        if let Some(best) = beat.incumbent {
             self.intake.incumbent.offer(best.value, best.first_index);
         }
+        if beat.cancelled.is_empty() {
+            return;
+        }
+        let cancelled: HashSet<JobId> = beat.cancelled.into_iter().collect();
+        for job in self
+            .intake
+            .queue
+            .withdraw(|job| cancelled.contains(&job.id()))
+        {
+            let id = job.id();
+            self.active.remove(&id);
+            self.session.summary.jobs_cancelled += 1;
+            if let Some(log) = &self.session.log {
+                log.record("cancelled", id, "");
+            }
+        }
+    }
+
+    /// Leaves a run the coordinator declared over: drops the jobs and results still held
+    /// (they can change nothing) and makes the memo durable. A job being solved finishes on
+    /// its pool thread unheard, or ends with the process.
+    async fn leave_finished_run(&mut self) {
+        self.intake.queue.clear();
+        self.outbox.reports.abort_all();
+        if !self.active.is_empty() {
+            tracing::debug!(
+                held = self.active.len(),
+                "the run is over: dropping held jobs"
+            );
+        }
+        flush(&self.session.bench).await;
+        self.session.summary.run_finished = true;
     }
 
     /// Reports what is already solved (one attempt each when stopping) and makes the memo
@@ -393,7 +434,6 @@ impl<'a> WorkLoop<'a> {
         let flushing = std::time::Instant::now();
         flush(&self.session.bench).await;
         tracing::debug!(ms = flushing.elapsed().as_millis() as u64, "memo flushed");
-        self.session.summary.run_finished |= self.phase == Phase::Finishing;
     }
 }
 

@@ -609,6 +609,26 @@ impl Engine {
             .collect()
     }
 
+    /// Of the jobs `worker` says it holds, those the run no longer needs: withdrawn by the
+    /// plan or answered by another worker (neither queued nor leased), unless the worker
+    /// holds it as the audit's re-run of that answer (a re-run keeps its job's id).
+    fn no_longer_needed(state: &State, worker: u64, ids: &[JobId]) -> Vec<JobId> {
+        ids.iter()
+            .filter(|id| {
+                let idle = state
+                    .jobs
+                    .get(id)
+                    .is_some_and(|entry| entry.state == JobState::Idle);
+                let rechecking = state
+                    .rechecks
+                    .get(id)
+                    .is_some_and(|r| r.holder.is_some_and(|(w, _)| w == worker));
+                idle && !rechecking
+            })
+            .copied()
+            .collect()
+    }
+
     /// True when every worker seen within three lease periods has been told that the run is
     /// over (so a finished coordinator need not linger for them).
     pub fn all_told(&self) -> bool {
@@ -619,13 +639,14 @@ impl Engine {
             .all(|w| w.told || w.seen < live)
     }
 
-    /// Extends the leases of jobs still being solved, only those `worker` holds; a worker
-    /// heartbeating more than [`HEARTBEATS_PER_SECOND`] times a second is refused (`Busy`).
-    pub fn heartbeat(&self, worker: u64, ids: &[JobId]) -> Result<(), ClusterError> {
+    /// Extends the leases of jobs still being solved, only those `worker` holds, and names
+    /// the held jobs no longer needed; a worker heartbeating more than
+    /// [`HEARTBEATS_PER_SECOND`] times a second is refused (`Busy`).
+    pub fn heartbeat(&self, worker: u64, ids: &[JobId]) -> Result<Vec<JobId>, ClusterError> {
         let mut state = self.lock();
         let now = Instant::now();
         let Some(record) = state.workers.get_mut(&worker) else {
-            return Ok(());
+            return Ok(Vec::new());
         };
         let (since, count) = &mut record.heartbeats;
         if now.duration_since(*since) >= Duration::from_secs(1) {
@@ -638,7 +659,7 @@ impl Engine {
             )));
         }
         if !Self::touch(&mut state, worker) {
-            return Ok(());
+            return Ok(Vec::new());
         }
         let expiry = now + self.params.lease;
         for id in ids {
@@ -661,7 +682,7 @@ impl Engine {
                 }
             }
         }
-        Ok(())
+        Ok(Self::no_longer_needed(&state, worker, ids))
     }
 
     /// The spec of a job this run created.

@@ -208,6 +208,7 @@ impl Engine {
                 }
             }
         }
+        Self::withdraw_unwanted(state, &wanted);
         for (id, request) in wanted {
             if answers(state.known.get(&id), request.beta) {
                 continue;
@@ -246,6 +247,20 @@ impl Engine {
             };
             if audited {
                 self.finish(state);
+            }
+        }
+    }
+
+    /// Withdraws the leases of jobs the plan no longer asks for: their first guess or part
+    /// was settled by other results (a sibling part's bound refuted the first guess, a
+    /// better total cut it off) or the search is over. Their holders are told at their next
+    /// heartbeat and drop them if they have not started; a result that still comes is taken
+    /// as any other.
+    fn withdraw_unwanted(state: &mut State, wanted: &HashMap<JobId, Request>) {
+        for (id, entry) in &mut state.jobs {
+            if matches!(entry.state, JobState::Leased { .. }) && !wanted.contains_key(id) {
+                entry.state = JobState::Idle;
+                state.counters.withdrawn += 1;
             }
         }
     }

@@ -20,6 +20,9 @@ pub struct Counters {
     pub results_loaded: u64,
     /// Leases that ran out and were handed out again.
     pub lease_expiries: u64,
+    /// Leased jobs the plan stopped needing (settled by other results): their holders drop
+    /// them if they have not started.
+    pub withdrawn: u64,
     /// Jobs handed out.
     pub leases: u64,
     /// Results rejected as inconsistent.

@@ -614,3 +614,98 @@ fn a_resumed_rankings_eta_counts_only_the_work_of_this_session() {
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
+
+#[test]
+fn held_jobs_that_settled_first_guesses_no_longer_need_are_cancelled_and_the_optimum_stands() {
+    let db = fresh_db("hakase-cancel");
+    let params = EngineParams {
+        lease: Duration::from_secs(600),
+        plan: PlanParams {
+            whole_first: false,
+            ..PlanParams::default()
+        },
+        ..EngineParams::default()
+    };
+    let gen1 = Gen1::new();
+    let game = load_preset("pokemon-gen:1").expect("preset");
+    let engine = Engine::new(game, SolverConfig::default(), &db, params).expect("engine");
+    engine.replan(&mut engine.lock());
+    let (a, b) = (
+        engine.register(1, None).expect("register"),
+        engine.register(1, None).expect("register"),
+    );
+    let solver = gen1.solver();
+    // Worker a solves what it is given, `rounds` leases of up to 16 jobs (until none is left
+    // for it); true once the run is over.
+    let solve = |worker: u64, rounds: usize| {
+        for _ in 0..rounds {
+            engine.replan(&mut engine.lock());
+            let Some(jobs) = engine.lease(worker, 16).expect("lease") else {
+                return true;
+            };
+            if jobs.is_empty() {
+                break;
+            }
+            for job in jobs {
+                let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+                engine
+                    .complete(worker, job.id, answer, false)
+                    .expect("taken");
+            }
+        }
+        engine.replan(&mut engine.lock());
+        engine.solution().is_some()
+    };
+    // Once a best total is known, a and b take two part jobs each, in turn, and a solves
+    // its own: a first guess whose largest parts a refutes needs no more of its smaller
+    // ones, which b holds.
+    assert!(!solve(a, 3));
+    assert!(
+        engine.snapshot().best.is_some(),
+        "a best total after three leases"
+    );
+    let mut held = Vec::new();
+    for _ in 0..10 {
+        let mine = engine.lease(a, 2).expect("lease").expect("running");
+        held.extend(engine.lease(b, 2).expect("lease").expect("running"));
+        for job in mine {
+            let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+            engine.complete(a, job.id, answer, false).expect("taken");
+        }
+        engine.replan(&mut engine.lock());
+    }
+    assert_eq!(held.len(), 20);
+    let ids: Vec<JobId> = held.iter().map(|j| j.id).collect();
+    assert!(
+        !solve(a, usize::MAX),
+        "the run cannot end while b holds needed jobs"
+    );
+    let cancelled = engine.heartbeat(b, &ids).expect("beat");
+    assert!(
+        !cancelled.is_empty() && cancelled.len() < ids.len(),
+        "{} of {} held jobs cancelled",
+        cancelled.len(),
+        ids.len()
+    );
+    assert!(engine.snapshot().counters.withdrawn >= cancelled.len() as u64);
+    // b drops the cancelled jobs unsolved and solves the others: the run ends on the optimum.
+    for job in held.iter().filter(|j| !cancelled.contains(&j.id)) {
+        let answer = hakase_worker::solve_job(&solver, &job.spec, job.beta);
+        engine.complete(b, job.id, answer, false).expect("taken");
+    }
+    assert!(
+        solve(a, usize::MAX),
+        "the run ends without the cancelled jobs"
+    );
+    let solution = engine.solution().expect("solved");
+    let root = solver.root(gen1.game.tries());
+    let best = solution.best.expect("a best first guess");
+    assert!(solution.proven);
+    assert_eq!(
+        best.outcome.value(),
+        solver.evaluate(&root, INFEASIBLE).value(),
+        "the optimum"
+    );
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
