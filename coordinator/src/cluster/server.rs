@@ -289,7 +289,7 @@ impl Cluster for Services {
         let lease_jobs = request.lease_jobs as usize;
         // One disk sync for the whole batch and the lease asked with it, before the reply
         // acknowledges any of it.
-        let (outcomes, leased) = tokio::task::spawn_blocking(move || {
+        let (outcomes, leased, cancelled) = tokio::task::spawn_blocking(move || {
             let mut outcomes = Vec::with_capacity(answers.len());
             for (id, answer) in answers {
                 match engine.complete(worker, id, answer, false) {
@@ -305,7 +305,7 @@ impl Cluster for Services {
                 max => Some(engine.lease_unsynced(worker, max)?),
             };
             engine.store().sync()?;
-            Ok((outcomes, leased))
+            Ok((outcomes, leased, engine.take_withdrawn(worker)))
         })
         .await
         .map_err(|e| Status::internal(e.to_string()))?
@@ -315,6 +315,7 @@ impl Cluster for Services {
             incumbent: self.incumbent(),
             taken: outcomes.iter().map(Option::is_some).collect(),
             lease: leased.map(|leased| self.lease_reply(leased)),
+            cancelled: cancelled.iter().map(|id| id.to_bytes().to_vec()).collect(),
         }))
     }
 }

@@ -333,13 +333,14 @@ impl<'a> WorkLoop<'a> {
         Ok(())
     }
 
-    /// Takes a report's acknowledgements, the incumbent it carries and the lease that came
-    /// with it.
+    /// Takes a report's acknowledgements, the incumbent it carries, the jobs withdrawn from
+    /// this worker and the lease that came with it.
     fn take_report(&mut self, reported: Reported) {
         if let Some(best) = reported.best {
             self.intake.incumbent.offer(best.value, best.first_index);
         }
         self.acknowledge(reported.done);
+        self.drop_cancelled(reported.cancelled);
         if let Some(lease) = reported.lease {
             self.session.summary.report_leases += 1;
             if self
@@ -368,8 +369,7 @@ impl<'a> WorkLoop<'a> {
     }
 
     /// Tells the coordinator the jobs still held, takes the incumbent it answers with, and
-    /// drops the jobs it no longer needs that have not started (a running job finishes: the
-    /// solver has no way to stop one midway).
+    /// drops the jobs it no longer needs.
     async fn heartbeat(&mut self) {
         let held = self
             .active
@@ -380,10 +380,16 @@ impl<'a> WorkLoop<'a> {
         if let Some(best) = beat.incumbent {
             self.intake.incumbent.offer(best.value, best.first_index);
         }
-        if beat.cancelled.is_empty() {
+        self.drop_cancelled(beat.cancelled);
+    }
+
+    /// Drops the held jobs the coordinator no longer needs that have not started (a running
+    /// job finishes: the solver has no way to stop one midway).
+    fn drop_cancelled(&mut self, cancelled: Vec<JobId>) {
+        if cancelled.is_empty() {
             return;
         }
-        let cancelled: HashSet<JobId> = beat.cancelled.into_iter().collect();
+        let cancelled: HashSet<JobId> = cancelled.into_iter().collect();
         for job in self
             .intake
             .queue

@@ -9,7 +9,7 @@ use std::time::Duration;
 use hakase_core::solver::Outcome;
 use hakase_proto::explain::explain;
 use hakase_proto::job::{JobAnswer, JobId};
-use hakase_proto::v1::{CompleteRequest, Incumbent, LeaseReply, RegisterReply};
+use hakase_proto::v1::{CompleteReply, CompleteRequest, Incumbent, LeaseReply, RegisterReply};
 use hakase_proto::MAX_LEASE;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -43,6 +43,8 @@ pub(super) struct Reported {
     pub best: Option<Incumbent>,
     /// The lease asked for with the report, if one was.
     pub lease: Option<LeaseReply>,
+    /// Held jobs the coordinator withdrew: no longer needed.
+    pub cancelled: Vec<JobId>,
 }
 
 /// The report on its way, if any: one at a time, so results arrive in the order found.
@@ -204,27 +206,44 @@ async fn report(
     lease_jobs: u32,
     stop: watch::Receiver<bool>,
 ) -> Result<Reported, WorkerError> {
-    let (taken, best, lease) = complete(&mut client, &sender, &batch, lease_jobs, &stop).await?;
+    let reply = complete(&mut client, &sender, &batch, lease_jobs, &stop).await?;
+    let taken = reply.as_ref().map_or(&[][..], |r| r.taken.as_slice());
     let done = batch
         .into_iter()
         .enumerate()
         .map(|(k, (id, answer))| (id, taken.get(k).copied().unwrap_or(false), answer))
         .collect();
-    Ok(Reported { done, best, lease })
+    let Some(reply) = reply else {
+        return Ok(Reported {
+            done,
+            best: None,
+            lease: None,
+            cancelled: Vec::new(),
+        });
+    };
+    Ok(Reported {
+        done,
+        best: reply.incumbent,
+        lease: reply.lease,
+        cancelled: reply
+            .cancelled
+            .iter()
+            .filter_map(|bytes| JobId::from_bytes(bytes).ok())
+            .collect(),
+    })
 }
 
 /// Reports a batch of results (leasing `lease_jobs` more with them) until the coordinator
-/// takes it; per result, false when it was dropped (stopping, or the coordinator does not
-/// know the job).
+/// takes it; its reply, or `None` when the batch was dropped (stopping, or the coordinator
+/// does not know the run).
 async fn complete(
     client: &mut Client,
     sender: &Sender,
     batch: &[(JobId, JobAnswer)],
     lease_jobs: u32,
     stop: &watch::Receiver<bool>,
-) -> Result<(Vec<bool>, Option<Incumbent>, Option<LeaseReply>), WorkerError> {
+) -> Result<Option<CompleteReply>, WorkerError> {
     let mut backoff = Backoff::default();
-    let dropped = || (vec![false; batch.len()], None, None);
     loop {
         let request = CompleteRequest {
             worker_id: sender.worker_id,
@@ -238,13 +257,10 @@ async fn complete(
             lease_jobs,
         };
         match client.complete(request).await {
-            Ok(done) => {
-                let done = done.into_inner();
-                return Ok((done.taken, done.incumbent, done.lease));
-            }
+            Ok(done) => return Ok(Some(done.into_inner())),
             Err(status) if transient(&status) => {
                 if wait(stop, backoff.next()).await {
-                    return Ok(dropped());
+                    return Ok(None);
                 }
             }
             Err(status) if matches!(status.code(), Code::NotFound | Code::FailedPrecondition) => {
@@ -253,7 +269,7 @@ async fn complete(
                     message = status.message(),
                     "results not taken"
                 );
-                return Ok(dropped());
+                return Ok(None);
             }
             Err(status) => return Err(WorkerError::Refused(explain(&status))),
         }

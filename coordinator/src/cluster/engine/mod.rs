@@ -124,6 +124,8 @@ struct Worker {
     heartbeats: (Instant, u32),
     /// Results taken from it in this session (for the live page's rates).
     done: u64,
+    /// Jobs it holds that the plan withdrew, not told yet (see [`Engine::take_withdrawn`]).
+    withdrawn: Vec<JobId>,
 }
 
 /// What a registration gives a worker: its id, and the secret that proves it is that worker.
@@ -316,6 +318,7 @@ fn restore_workers(store: &Store, now: Instant) -> Result<HashMap<u64, Worker>, 
                 token: record.token,
                 secret: record.secret_sha256,
                 heartbeats: (now, 0),
+                withdrawn: Vec::new(),
                 done: 0,
             },
         );
@@ -535,6 +538,7 @@ impl Engine {
             token: token.map(str::to_string),
             secret: secret_hash(&secret),
             heartbeats: (now, 0),
+            withdrawn: Vec::new(),
             done: 0,
         };
         state.next_worker += 1;
@@ -607,6 +611,18 @@ impl Engine {
             .filter(|(id, w)| w.seen >= live && !state.quarantined.contains(id))
             .map(|(id, _)| *id)
             .collect()
+    }
+
+    /// The jobs withdrawn from `worker` since it was last told, for the reply to its report:
+    /// a worker of short jobs would have solved them before its next heartbeat.
+    pub fn take_withdrawn(&self, worker: u64) -> Vec<JobId> {
+        let mut state = self.lock();
+        let Some(record) = state.workers.get_mut(&worker) else {
+            return Vec::new();
+        };
+        let withdrawn = std::mem::take(&mut record.withdrawn);
+        // A job leased again since is needed again.
+        Self::no_longer_needed(&state, worker, &withdrawn)
     }
 
     /// Of the jobs `worker` says it holds, those the run no longer needs: withdrawn by the
@@ -682,7 +698,12 @@ impl Engine {
                 }
             }
         }
-        Ok(Self::no_longer_needed(&state, worker, ids))
+        let cancelled = Self::no_longer_needed(&state, worker, ids);
+        if let Some(record) = state.workers.get_mut(&worker) {
+            // Every job it holds is answered for now: the next report need not repeat them.
+            record.withdrawn.clear();
+        }
+        Ok(cancelled)
     }
 
     /// The spec of a job this run created.

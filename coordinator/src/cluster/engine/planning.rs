@@ -258,9 +258,15 @@ impl Engine {
     /// as any other.
     fn withdraw_unwanted(state: &mut State, wanted: &HashMap<JobId, Request>) {
         for (id, entry) in &mut state.jobs {
-            if matches!(entry.state, JobState::Leased { .. }) && !wanted.contains_key(id) {
+            if let JobState::Leased { holder, .. } = entry.state {
+                if wanted.contains_key(id) {
+                    continue;
+                }
                 entry.state = JobState::Idle;
                 state.counters.withdrawn += 1;
+                if let Some(worker) = holder.and_then(|w| state.workers.get_mut(&w)) {
+                    worker.withdrawn.push(*id);
+                }
             }
         }
     }

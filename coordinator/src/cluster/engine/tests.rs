@@ -680,7 +680,13 @@ fn held_jobs_that_settled_first_guesses_no_longer_need_are_cancelled_and_the_opt
         !solve(a, usize::MAX),
         "the run cannot end while b holds needed jobs"
     );
-    let cancelled = engine.heartbeat(b, &ids).expect("beat");
+    // Told with b's next report, or at its next heartbeat: the same jobs.
+    let mut told = engine.take_withdrawn(b);
+    assert!(engine.take_withdrawn(b).is_empty(), "told once");
+    let mut cancelled = engine.heartbeat(b, &ids).expect("beat");
+    told.sort_unstable();
+    cancelled.sort_unstable();
+    assert_eq!(told, cancelled);
     assert!(
         !cancelled.is_empty() && cancelled.len() < ids.len(),
         "{} of {} held jobs cancelled",
