@@ -32,6 +32,20 @@ impl JobId {
             .map_err(|_| ProtoError::invalid("job_id", "must be 16 bytes"))?;
         Ok(JobId(u128::from_be_bytes(array)))
     }
+
+    /// Ids as a repeated `bytes` field carries them.
+    pub fn list_to_wire<'a>(ids: impl IntoIterator<Item = &'a JobId>) -> Vec<Vec<u8>> {
+        ids.into_iter().map(|id| id.to_bytes().to_vec()).collect()
+    }
+
+    /// The well-formed ids of a repeated `bytes` field from the other side, for lists that
+    /// only name jobs to drop: a malformed entry names no job held here.
+    pub fn list_from_wire(field: &[Vec<u8>]) -> Vec<JobId> {
+        field
+            .iter()
+            .filter_map(|bytes| JobId::from_bytes(bytes).ok())
+            .collect()
+    }
 }
 
 impl fmt::Display for JobId {

@@ -54,14 +54,9 @@ impl Session<'_> {
         match self.client.heartbeat(request).await {
             Ok(beat) => {
                 let beat = beat.into_inner();
-                let cancelled = beat
-                    .cancelled
-                    .iter()
-                    .filter_map(|bytes| JobId::from_bytes(bytes).ok())
-                    .collect();
                 Beat {
+                    cancelled: JobId::list_from_wire(&beat.cancelled),
                     incumbent: beat.incumbent,
-                    cancelled,
                 }
             }
             Err(status) => {

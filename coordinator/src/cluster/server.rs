@@ -238,7 +238,7 @@ impl Cluster for Services {
             .heartbeat(request.worker_id, &ids)
             .map_err(to_status)?;
         Ok(Response::new(HeartbeatReply {
-            cancelled: cancelled.iter().map(|id| id.to_bytes().to_vec()).collect(),
+            cancelled: JobId::list_to_wire(&cancelled),
             incumbent: self.incumbent(),
         }))
     }
@@ -315,7 +315,7 @@ impl Cluster for Services {
             incumbent: self.incumbent(),
             taken: outcomes.iter().map(Option::is_some).collect(),
             lease: leased.map(|leased| self.lease_reply(leased)),
-            cancelled: cancelled.iter().map(|id| id.to_bytes().to_vec()).collect(),
+            cancelled: JobId::list_to_wire(&cancelled),
         }))
     }
 }

@@ -371,11 +371,7 @@ impl<'a> WorkLoop<'a> {
     /// Tells the coordinator the jobs still held, takes the incumbent it answers with, and
     /// drops the jobs it no longer needs.
     async fn heartbeat(&mut self) {
-        let held = self
-            .active
-            .iter()
-            .map(|id| id.to_bytes().to_vec())
-            .collect();
+        let held = JobId::list_to_wire(&self.active);
         let beat = self.session.heartbeat(held).await;
         if let Some(best) = beat.incumbent {
             self.intake.incumbent.offer(best.value, best.first_index);

@@ -206,30 +206,20 @@ async fn report(
     lease_jobs: u32,
     stop: watch::Receiver<bool>,
 ) -> Result<Reported, WorkerError> {
-    let reply = complete(&mut client, &sender, &batch, lease_jobs, &stop).await?;
-    let taken = reply.as_ref().map_or(&[][..], |r| r.taken.as_slice());
+    // A dropped batch reads as an empty reply: nothing taken, told or leased.
+    let reply = complete(&mut client, &sender, &batch, lease_jobs, &stop)
+        .await?
+        .unwrap_or_default();
     let done = batch
         .into_iter()
         .enumerate()
-        .map(|(k, (id, answer))| (id, taken.get(k).copied().unwrap_or(false), answer))
+        .map(|(k, (id, answer))| (id, reply.taken.get(k).copied().unwrap_or(false), answer))
         .collect();
-    let Some(reply) = reply else {
-        return Ok(Reported {
-            done,
-            best: None,
-            lease: None,
-            cancelled: Vec::new(),
-        });
-    };
     Ok(Reported {
         done,
         best: reply.incumbent,
         lease: reply.lease,
-        cancelled: reply
-            .cancelled
-            .iter()
-            .filter_map(|bytes| JobId::from_bytes(bytes).ok())
-            .collect(),
+        cancelled: JobId::list_from_wire(&reply.cancelled),
     })
 }
 

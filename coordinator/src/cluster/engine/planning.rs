@@ -253,9 +253,9 @@ impl Engine {
 
     /// Withdraws the leases of jobs the plan no longer asks for: their first guess or part
     /// was settled by other results (a sibling part's bound refuted the first guess, a
-    /// better total cut it off) or the search is over. Their holders are told at their next
-    /// heartbeat and drop them if they have not started; a result that still comes is taken
-    /// as any other.
+    /// better total cut it off) or the search is over. Their holders are told in the reply
+    /// to their next report or heartbeat and drop them if they have not started; a result
+    /// that still comes is taken as any other.
     fn withdraw_unwanted(state: &mut State, wanted: &HashMap<JobId, Request>) {
         for (id, entry) in &mut state.jobs {
             if let JobState::Leased { holder, .. } = entry.state {
