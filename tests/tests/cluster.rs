@@ -649,7 +649,7 @@ fn guess_with_the_largest_part(game: &str) -> (String, u32, usize) {
 
 /// Jobs a best search with part jobs stops needing (a sibling part refuted their first
 /// guess) are withdrawn: a slow worker holding some drops them unstarted at its next
-/// heartbeat, and once told the run is over it stops at once, though it is still solving a
+/// heartbeat or stops them midway, and once told the run is over it stops at once, though it is still solving a
 /// job (it used to wait on that job and then retry its result against the coordinator,
 /// which had already stopped, for ever).
 #[test]
@@ -690,4 +690,6 @@ fn a_slow_worker_drops_jobs_no_longer_needed_and_stops_with_the_run() {
         serde_json::from_str(&slow.output()).expect("the slow worker's JSON report");
     assert_eq!(report["run_finished"], true, "{report}");
     assert!(report["jobs_cancelled"].as_u64() > Some(0), "{report}");
+    // Its jobs take a second, so some are withdrawn while they run: those stop midway.
+    assert!(report["jobs_stopped"].as_u64() > Some(0), "{report}");
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use hakase_core::solver::{Outcome, Solver, SolverConfig};
+use hakase_core::solver::{Halt, Outcome, Solver, SolverConfig};
 use hakase_core::{FeedbackTable, Game};
 use hakase_proto::job::{JobAnswer, JobKind, JobSpec};
 
@@ -79,11 +79,23 @@ impl Workbench {
 /// Solves `spec` with cutoff `beta`. Exact answers carry the optimal subtree, which the
 /// memo makes cheap to rebuild right after the search.
 pub fn solve_job(solver: &Solver<'_>, spec: &JobSpec, beta: u32) -> JobAnswer {
+    let never = Halt::new();
+    solve_job_halting(solver, spec, beta, &never).expect("a flag nobody else holds is never set")
+}
+
+/// [`solve_job`], given up when `halt` is set before the search ends: `None` then (the
+/// coordinator no longer needs the job, and nothing is reported).
+pub fn solve_job_halting(
+    solver: &Solver<'_>,
+    spec: &JobSpec,
+    beta: u32,
+    halt: &Halt,
+) -> Option<JobAnswer> {
     let started = Instant::now();
     let nodes_before = solver.nodes_searched();
     let (outcome, tree) = match spec.kind {
         JobKind::Node => {
-            let outcome = solver.evaluate(&spec.node, beta);
+            let outcome = solver.evaluate_halting(&spec.node, beta, halt)?;
             let tree = match outcome {
                 Outcome::Exact { .. } => solver.tree(&spec.node),
                 Outcome::AtLeast(_) => None,
@@ -91,7 +103,7 @@ pub fn solve_job(solver: &Solver<'_>, spec: &JobSpec, beta: u32) -> JobAnswer {
             (outcome, tree)
         }
         JobKind::Guess(guess) => {
-            let outcome = solver.evaluate_guess(&spec.node, guess, beta);
+            let outcome = solver.evaluate_guess_halting(&spec.node, guess, beta, halt)?;
             let tree = match outcome {
                 Outcome::Exact { .. } => solver.tree_with_first(&spec.node, guess),
                 Outcome::AtLeast(_) => None,
@@ -99,7 +111,8 @@ pub fn solve_job(solver: &Solver<'_>, spec: &JobSpec, beta: u32) -> JobAnswer {
             (outcome, tree)
         }
         JobKind::Slice { from, to } => {
-            let outcome = solver.evaluate_slice(&spec.node, from as usize..to as usize, beta);
+            let range = from as usize..to as usize;
+            let outcome = solver.evaluate_slice_halting(&spec.node, range, beta, halt)?;
             let tree = match outcome {
                 Outcome::Exact { guess, .. } => solver.tree_with_first(&spec.node, guess),
                 Outcome::AtLeast(_) => None,
@@ -113,11 +126,11 @@ pub fn solve_job(solver: &Solver<'_>, spec: &JobSpec, beta: u32) -> JobAnswer {
         (Outcome::Exact { .. }, None) => Outcome::AtLeast(beta),
         (o, _) => o,
     };
-    JobAnswer {
+    Some(JobAnswer {
         beta,
         outcome,
         tree,
         nodes: solver.nodes_searched().saturating_sub(nodes_before),
         millis: started.elapsed().as_millis() as u64,
-    }
+    })
 }

@@ -25,7 +25,7 @@ pub mod sled_guard;
 mod work;
 
 pub use error::WorkerError;
-pub use exec::{solve_job, Workbench};
+pub use exec::{solve_job, solve_job_halting, Workbench};
 pub use memo::SledMemo;
 pub use metrics::{WorkerCounts, WorkerMetrics};
 pub use options::{WorkerOptions, WorkerSummary};

@@ -47,6 +47,8 @@ pub struct WorkerSummary {
     pub jobs_done: u64,
     /// Leased jobs dropped before they started, the coordinator no longer needing them.
     pub jobs_cancelled: u64,
+    /// Jobs halted while they ran, the coordinator no longer needing them.
+    pub jobs_stopped: u64,
     /// Facts the cache held at start.
     pub memo_loaded: usize,
     /// True when the run finished (false: stopped by a signal).

@@ -88,6 +88,8 @@ struct WorkerReport {
     jobs_done: u64,
     /// Leased jobs dropped unstarted when the coordinator no longer needed them.
     jobs_cancelled: u64,
+    /// Jobs halted while they ran, for the same reason.
+    jobs_stopped: u64,
     /// Facts the disk memo held at start.
     memo_loaded: usize,
     /// True when the run finished, false when stopped by a signal.
@@ -107,9 +109,11 @@ struct WorkerReport {
 
 impl View for WorkerReport {
     fn text(&self, out: &mut dyn Write) -> Result<()> {
-        let cancelled = match self.jobs_cancelled {
-            0 => String::new(),
-            n => format!(", {n} dropped unstarted (no longer needed)"),
+        let cancelled = match (self.jobs_cancelled, self.jobs_stopped) {
+            (0, 0) => String::new(),
+            (n, 0) => format!(", {n} dropped unstarted (no longer needed)"),
+            (0, m) => format!(", {m} stopped midway (no longer needed)"),
+            (n, m) => format!(", {n} dropped unstarted and {m} stopped midway (no longer needed)"),
         };
         writeln!(
             out,
@@ -141,6 +145,7 @@ impl WorkerReport {
             worker: name,
             jobs_done: summary.jobs_done,
             jobs_cancelled: summary.jobs_cancelled,
+            jobs_stopped: summary.jobs_stopped,
             memo_loaded: summary.memo_loaded,
             run_finished: summary.run_finished,
             lease_calls: summary.leases,

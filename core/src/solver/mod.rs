@@ -15,6 +15,7 @@ pub mod bounds;
 mod depth;
 mod dominance;
 mod floor;
+mod halt;
 pub mod hard;
 mod hard_masks;
 mod hard_pool;
@@ -40,6 +41,7 @@ use hard::HardState;
 use hard_masks::HardMasks;
 use memo::{Generations, Memo, MemoryMemo};
 
+pub use halt::Halt;
 pub use root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress, Solution};
 pub use shared::SharedSolver;
 pub use work::Work;
@@ -286,7 +288,13 @@ impl<'g> Solver<'g> {
 
     /// The value of `node` with cutoff `beta`: exact when below `beta`, else a lower bound.
     pub fn evaluate(&self, node: &Node, beta: u32) -> Outcome {
-        self.solve(&node.candidates, node.guesses_left, &node.hard, None, beta)
+        self.solve(
+            &node.candidates,
+            node.guesses_left,
+            &node.hard,
+            None,
+            (beta, None),
+        )
     }
 
     /// The value of playing `guess` at `node`, with cutoff `beta`.

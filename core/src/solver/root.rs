@@ -300,7 +300,7 @@ impl Solver<'_> {
                         work: step.work,
                     })
                 };
-                self.solve_guess_reporting(root, order[index], beta, &on_part)
+                self.solve_guess_reporting(root, order[index], beta, &on_part, None)
             } else {
                 self.evaluate_guess(root, order[index], beta)
             };

@@ -8,6 +8,7 @@ use xxhash_rust::xxh3::Xxh3;
 
 use super::bounds::min_total;
 use super::floor::ROW_READ_MIN;
+use super::halt::{halted, Halt};
 use super::hard::HardState;
 use super::local::{LocalPatterns, LOCAL_MIN};
 use super::memo::{MemoEntry, MemoKey};
@@ -34,6 +35,8 @@ struct Here<'a> {
     branching: u32,
     /// The best bound among guesses the scan left out for being above the cutoff.
     skipped_floor: u32,
+    /// The caller's request to give up, if it may make one.
+    halt: Option<&'a Halt>,
 }
 
 /// Sets at least this large search their guesses in parallel.
@@ -44,14 +47,15 @@ const PERFECT_CHECK_MAX: usize = 48;
 
 impl Solver<'_> {
     /// The value of a candidate set with `depth` guesses left: exact when below `beta`,
-    /// otherwise a lower bound ≥ `beta`.
+    /// otherwise a lower bound ≥ `beta`. Once `halt` is set the outcome means nothing and
+    /// nothing more is kept in the memo (see the `halt` module).
     pub(crate) fn solve(
         &self,
         set: &[AnswerId],
         depth: u32,
         hard: &HardState,
         inherited: Option<&[GuessId]>,
-        beta: u32,
+        (beta, halt): (u32, Option<&Halt>),
     ) -> Outcome {
         // An optimal strategy never plays a guess that does not shrink the set, so it never
         // needs more than n guesses: deeper budgets are all the same subproblem.
@@ -66,6 +70,9 @@ impl Solver<'_> {
             .and_then(|entry| self.remembered(entry, beta))
         {
             return outcome;
+        }
+        if halted(halt) {
+            return Outcome::AtLeast(INFEASIBLE);
         }
         self.stats.nodes.fetch_add(1, Ordering::Relaxed);
         let mut scan = self.scan(set, depth, hard, inherited, beta);
@@ -85,6 +92,7 @@ impl Solver<'_> {
             local: local.as_ref(),
             branching: scan.branching,
             skipped_floor: scan.skipped_floor,
+            halt,
         };
         let floor = scan.floor;
         let outcome = if floor >= beta {
@@ -108,7 +116,10 @@ impl Solver<'_> {
                 guess: 0,
             },
         };
-        self.memo.put(key, entry);
+        // A node searched while a halt came may have read a child's meaningless outcome.
+        if !halted(halt) {
+            self.memo.put(key, entry);
+        }
         outcome
     }
 
@@ -216,7 +227,9 @@ impl Solver<'_> {
         let n = set.len() as u32;
         let depth = depth.min(n);
         if n <= 2 || depth < 2 {
-            return Ok(self.solve(set, depth, hard, pool, INFEASIBLE).value());
+            return Ok(self
+                .solve(set, depth, hard, pool, (INFEASIBLE, None))
+                .value());
         }
         if self.perfect_candidate(set).is_some() {
             return Ok(2 * n - 1);
@@ -282,6 +295,9 @@ impl Solver<'_> {
         let mut best_guess = None;
         let mut floor = here.skipped_floor;
         for stat in guesses {
+            if halted(here.halt) {
+                break;
+            }
             if stat.lower >= best {
                 floor = floor.min(stat.lower);
                 break;
@@ -308,6 +324,9 @@ impl Solver<'_> {
         let incumbent = AtomicU64::new(pack(beta, 0));
         let floor = AtomicU32::new(here.skipped_floor);
         in_order_parallel(guesses.len(), |index| {
+            if halted(here.halt) {
+                return;
+            }
             let stat = &guesses[index];
             let current = incumbent.load(Ordering::Acquire);
             let (value, at) = ((current >> 32) as u32, (current & 0xFFFF_FFFF) as usize);
@@ -446,7 +465,7 @@ impl Solver<'_> {
                 depth - 1,
                 &child_hard,
                 pool,
-                beta.saturating_sub(others),
+                (beta.saturating_sub(others), here.halt),
             ) {
                 Outcome::Exact { value, .. } => running = others + value,
                 Outcome::AtLeast(bound) => {
@@ -485,7 +504,7 @@ impl Solver<'_> {
     /// The value of playing `guess` at `node` with cutoff `beta`, whether or not the rules'
     /// ordering would try it; the parts are searched in parallel when no cutoff applies.
     pub(crate) fn solve_guess(&self, node: &Node, guess: GuessId, beta: u32) -> Outcome {
-        self.solve_guess_reporting(node, guess, beta, &|_| {})
+        self.solve_guess_reporting(node, guess, beta, &|_| {}, None)
     }
 
     /// [`Solver::solve_guess`], calling `on_part` with where the guess stands ([`PartStep`])
@@ -496,6 +515,7 @@ impl Solver<'_> {
         guess: GuessId,
         beta: u32,
         on_part: &(dyn Fn(PartStep) + Sync),
+        halt: Option<&Halt>,
     ) -> Outcome {
         let set = &node.candidates;
         let word = &self.game.guesses()[guess as usize];
@@ -527,6 +547,7 @@ impl Solver<'_> {
                 local: None,
                 branching: u32::MAX,
                 skipped_floor: INFEASIBLE,
+                halt,
             };
             let stat = GuessStat {
                 guess,
@@ -557,7 +578,7 @@ impl Solver<'_> {
                     node.guesses_left - 1,
                     &hard,
                     None,
-                    beta.saturating_sub(lower - own),
+                    (beta.saturating_sub(lower - own), halt),
                 );
                 let now = {
                     let mut step = step.lock().unwrap_or_else(|p| p.into_inner());
@@ -599,9 +620,20 @@ impl Solver<'_> {
     /// and its branching). It covers only those guesses, so it is never kept as the node's
     /// value; positions past the order's end are no guess at all.
     pub fn evaluate_slice(&self, node: &Node, range: std::ops::Range<usize>, beta: u32) -> Outcome {
+        self.slice(node, range, beta, None)
+    }
+
+    /// [`Solver::evaluate_slice`], given up once `halt` is set.
+    pub(crate) fn slice(
+        &self,
+        node: &Node,
+        range: std::ops::Range<usize>,
+        beta: u32,
+        halt: Option<&Halt>,
+    ) -> Outcome {
         let set = node.candidates.as_slice();
         if set.len() < 3 || node.guesses_left < 2 {
-            return self.slice_one_by_one(node, range, beta);
+            return self.slice_one_by_one(node, range, (beta, halt));
         }
         let scan = self.order_scan(node);
         let end = range.end.min(scan.guesses.len());
@@ -652,6 +684,7 @@ impl Solver<'_> {
             local: children.local.as_ref(),
             branching: scan.branching,
             skipped_floor: INFEASIBLE,
+            halt,
         };
         if set.len() >= PARALLEL_MIN {
             self.search_parallel(&here, guesses, beta)
@@ -662,14 +695,22 @@ impl Solver<'_> {
 
     /// [`Solver::evaluate_slice`] on a node too small for a scan of its own (at most two
     /// answers, or one guess left): each guess of the slice played as a lone guess.
-    fn slice_one_by_one(&self, node: &Node, range: std::ops::Range<usize>, beta: u32) -> Outcome {
+    fn slice_one_by_one(
+        &self,
+        node: &Node,
+        range: std::ops::Range<usize>,
+        (beta, halt): (u32, Option<&Halt>),
+    ) -> Outcome {
         let order = self.guess_order(node).guesses;
         let end = range.end.min(order.len());
         let mut best: Option<(u32, GuessId)> = None;
         let mut floor = INFEASIBLE;
         for bound in &order[range.start.min(end)..end] {
+            if halted(halt) {
+                break;
+            }
             let cutoff = best.map_or(beta, |(value, _)| value);
-            match self.solve_guess(node, bound.guess, cutoff) {
+            match self.solve_guess_reporting(node, bound.guess, cutoff, &|_| {}, halt) {
                 Outcome::Exact { value, guess } => best = Some((value, guess)),
                 Outcome::AtLeast(value) => floor = floor.min(value),
             }
@@ -688,7 +729,7 @@ impl Solver<'_> {
             node.guesses_left,
             &node.hard,
             None,
-            INFEASIBLE,
+            (INFEASIBLE, None),
         );
         let Outcome::Exact { guess, .. } = outcome else {
             return None;

@@ -1,16 +1,16 @@
 //! Leased jobs on their way to the solver: a lease reply's jobs checked and queued, and each
 //! job solved with the tightest cutoff known when it starts.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hakase_core::solver::Outcome;
+use hakase_core::solver::{Halt, Outcome};
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_proto::v1::LeaseReply;
 use tokio::sync::mpsc;
 
-use crate::exec::{solve_job, Workbench};
+use crate::exec::{solve_job_halting, Workbench};
 use crate::incumbent::SharedIncumbent;
 use crate::joblog::JobLog;
 use crate::metrics::WorkerMetrics;
@@ -33,7 +33,7 @@ impl Intake {
     pub fn take(
         &self,
         lease: LeaseReply,
-        active: &mut HashSet<JobId>,
+        active: &mut HashMap<JobId, Arc<Halt>>,
         next_lease: &mut tokio::time::Instant,
     ) -> bool {
         if lease.finished {
@@ -57,9 +57,11 @@ impl Intake {
                     continue;
                 }
             };
-            if !active.insert(id) {
+            if active.contains_key(&id) {
                 continue;
             }
+            let halt = Arc::new(Halt::new());
+            active.insert(id, halt.clone());
             self.queue.push(Started {
                 id,
                 spec,
@@ -67,6 +69,7 @@ impl Intake {
                 first: job.first_index.checked_sub(1),
                 recheck: job.recheck,
                 delay: self.delay,
+                halt,
             });
         }
         false
@@ -83,6 +86,8 @@ pub(super) struct Started {
     /// A re-run of another worker's claim (marked in the job log).
     recheck: bool,
     delay: Duration,
+    /// Set when the coordinator withdraws the job while it runs.
+    halt: Arc<Halt>,
 }
 
 impl Started {
@@ -92,13 +97,14 @@ impl Started {
     }
 
     /// Solves the job with the tightest cutoff known now; an exact first-guess value becomes
-    /// the worker's incumbent at once, as in the in-memory search.
+    /// the worker's incumbent at once, as in the in-memory search. No answer when the job
+    /// was withdrawn while it ran.
     pub fn solve(
         self,
         bench: &Workbench,
         incumbent: &SharedIncumbent,
         log: Option<&JobLog>,
-    ) -> (JobId, JobAnswer) {
+    ) -> (JobId, Option<JobAnswer>) {
         let beta = self
             .first
             .map_or(self.beta, |i| self.beta.min(incumbent.cutoff(i)));
@@ -110,19 +116,32 @@ impl Started {
             };
             log.record("started", self.id, &detail);
         }
-        if !self.delay.is_zero() {
-            std::thread::sleep(self.delay);
-        }
-        let answer = solve_job(bench.solver(), &self.spec, beta);
-        if let (Some(i), Outcome::Exact { value, .. }) = (self.first, answer.outcome) {
+        self.wait_delay();
+        let answer = solve_job_halting(bench.solver(), &self.spec, beta, &self.halt);
+        if let (Some(i), Some(Outcome::Exact { value, .. })) =
+            (self.first, answer.as_ref().map(|a| a.outcome))
+        {
             incumbent.offer(value, i);
         }
         (self.id, answer)
     }
+
+    /// The test hook's added time, cut short when the job is withdrawn.
+    fn wait_delay(&self) {
+        let until = std::time::Instant::now() + self.delay;
+        while !self.halt.is_halted() {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            std::thread::sleep(left.min(Duration::from_millis(10)));
+        }
+    }
 }
 
-/// A solved job, as the runners hand it back: its id, its answer and how long it took.
-pub(super) type Solved = (JobId, JobAnswer, Duration);
+/// A solved job, as the runners hand it back: its id, its answer (none when it was
+/// withdrawn while it ran) and how long it took.
+pub(super) type Solved = (JobId, Option<JobAnswer>, Duration);
 
 /// What a runner does with each job on its pool thread: solve it, count it, and send it back
 /// on `done`. A job that panics sends nothing (its lease runs out).

@@ -10,10 +10,11 @@ mod follow;
 mod intake;
 mod report;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
+use hakase_core::solver::Halt;
 use hakase_proto::explain::explain;
 use hakase_proto::job::{JobAnswer, JobId};
 use hakase_proto::v1::{LeaseRequest, WatchIncumbentRequest};
@@ -59,8 +60,9 @@ enum Phase {
 struct WorkLoop<'a> {
     session: Session<'a>,
     phase: Phase,
-    /// Jobs leased and not yet acknowledged: queued, being solved, or being reported.
-    active: HashSet<JobId>,
+    /// Jobs leased and not yet acknowledged: queued, being solved, or being reported; each
+    /// with the flag that stops it if the coordinator withdraws it while it runs.
+    active: HashMap<JobId, Arc<Halt>>,
     /// How many jobs to hold, from the time jobs take.
     hold: Hold,
     /// Where leased jobs go to be solved.
@@ -161,7 +163,7 @@ impl<'a> WorkLoop<'a> {
         let lease_ms = reply.lease_ms.max(200);
         WorkLoop {
             phase: Phase::Working,
-            active: HashSet::new(),
+            active: HashMap::new(),
             hold: Hold::new(opts.slots),
             intake,
             _queued: ClearOnDrop(queue),
@@ -307,8 +309,13 @@ impl<'a> WorkLoop<'a> {
             Event::Solved(first) => {
                 let mut next = Some(first);
                 while let Some((id, answer, took)) = next {
-                    self.hold.record(took);
-                    self.outbox.push(id, answer);
+                    match answer {
+                        Some(answer) => {
+                            self.hold.record(took);
+                            self.outbox.push(id, answer);
+                        }
+                        None => self.stopped(id),
+                    }
                     next = self.solved.try_recv().ok();
                 }
             }
@@ -371,7 +378,7 @@ impl<'a> WorkLoop<'a> {
     /// Tells the coordinator the jobs still held, takes the incumbent it answers with, and
     /// drops the jobs it no longer needs.
     async fn heartbeat(&mut self) {
-        let held = JobId::list_to_wire(&self.active);
+        let held = JobId::list_to_wire(self.active.keys());
         let beat = self.session.heartbeat(held).await;
         if let Some(best) = beat.incumbent {
             self.intake.incumbent.offer(best.value, best.first_index);
@@ -379,8 +386,9 @@ impl<'a> WorkLoop<'a> {
         self.drop_cancelled(beat.cancelled);
     }
 
-    /// Drops the held jobs the coordinator no longer needs that have not started (a running
-    /// job finishes: the solver has no way to stop one midway).
+    /// Drops the held jobs the coordinator no longer needs: those not started leave the
+    /// queue, those running are halted (their pool thread comes back with no answer, see
+    /// [`WorkLoop::stopped`]); a result already found is reported as usual.
     fn drop_cancelled(&mut self, cancelled: Vec<JobId>) {
         if cancelled.is_empty() {
             return;
@@ -398,13 +406,29 @@ impl<'a> WorkLoop<'a> {
                 log.record("cancelled", id, "");
             }
         }
+        for id in &cancelled {
+            if let Some(halt) = self.active.get(id) {
+                halt.halt();
+            }
+        }
+    }
+
+    /// A job halted while it ran: it is no longer held, and nothing is reported.
+    fn stopped(&mut self, id: JobId) {
+        self.active.remove(&id);
+        self.session.summary.jobs_stopped += 1;
+        if let Some(log) = &self.session.log {
+            log.record("stopped", id, "");
+        }
     }
 
     /// Leaves a run the coordinator declared over: drops the jobs and results still held
-    /// (they can change nothing) and makes the memo durable. A job being solved finishes on
-    /// its pool thread unheard, or ends with the process.
+    /// (they can change nothing), halts the jobs being solved and makes the memo durable.
     async fn leave_finished_run(&mut self) {
         self.intake.queue.clear();
+        for halt in self.active.values() {
+            halt.halt();
+        }
         self.outbox.reports.abort_all();
         if !self.active.is_empty() {
             tracing::debug!(
@@ -425,7 +449,10 @@ impl<'a> WorkLoop<'a> {
             }
         }
         while let Ok((id, answer, _)) = self.solved.try_recv() {
-            self.outbox.push(id, answer);
+            match answer {
+                Some(answer) => self.outbox.push(id, answer),
+                None => self.stopped(id),
+            }
         }
         while self.outbox.has_pending() {
             if let Ok(reported) = self.outbox.send_now().await {
