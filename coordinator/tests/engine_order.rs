@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use hakase_coordinator::cluster::engine::{Engine, EngineParams, Told};
+use hakase_coordinator::cluster::engine::{Engine, EngineParams, Leased, Told};
 use hakase_coordinator::cluster::plan::PlanParams;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
@@ -30,6 +30,38 @@ fn reference(game: &str, config: &SolverConfig) -> Solution {
     solver.solve_game(FirstGuesses::Best, &|_| {})
 }
 
+/// Drives `engine` with one worker of 8 threads: each lease of up to 12 jobs goes to
+/// `batch` (which completes what it chooses) until it answers false or the run is solved;
+/// the solution, if it was.
+fn drive_batches(
+    engine: &Engine,
+    mut batch: impl FnMut(u64, Vec<Leased>) -> bool,
+) -> Option<std::sync::Arc<Solution>> {
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| engine.drive(&stop));
+        let worker = engine.register(8, None).expect("register");
+        let solution = loop {
+            if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
+                break Some(solution);
+            }
+            let Some(jobs) = engine.lease(worker, 12).expect("lease") else {
+                continue;
+            };
+            if jobs.is_empty() {
+                std::thread::sleep(Duration::from_millis(2));
+                continue;
+            }
+            if !batch(worker, jobs) {
+                break None;
+            }
+        };
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        engine.poke();
+        solution
+    })
+}
+
 /// Runs a whole game through the engine, completing each batch of leased jobs in an order
 /// scrambled by `seed`.
 fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -> Solution {
@@ -39,6 +71,7 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
         lease: Duration::from_secs(600),
         min_outstanding: 16,
         audit: None,
+        recut_after: None,
     };
     let engine = Engine::new(
         load_preset(game).expect("preset"),
@@ -49,44 +82,28 @@ fn run_shuffled(game: &str, config: SolverConfig, plan: PlanParams, seed: u64) -
     .expect("engine");
     let bench = Workbench::new(engine.game().clone(), config.clone(), None, 1_000_000);
     let told = engine.watch_incumbent();
-    let stop = AtomicBool::new(false);
     let mut rng = seed
         .wrapping_mul(6364136223846793005)
         .wrapping_add(1442695040888963407);
-    let solution = std::thread::scope(|scope| {
-        scope.spawn(|| engine.drive(&stop));
-        let worker = engine.register(8, None).expect("register");
-        let solution = loop {
-            if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
-                break solution;
-            }
-            let Some(jobs) = engine.lease(worker, 12).expect("lease") else {
-                continue;
-            };
-            if jobs.is_empty() {
-                std::thread::sleep(Duration::from_millis(2));
-                continue;
-            }
-            let mut answers: Vec<_> = jobs
-                .iter()
-                .map(|j| (j.id, solve_job(bench.solver(), &j.spec, j.beta)))
-                .collect();
-            for i in (1..answers.len()).rev() {
-                rng = rng
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                answers.swap(i, (rng >> 33) as usize % (i + 1));
-            }
-            for (id, answer) in answers {
-                engine
-                    .complete(worker, id, answer, false)
-                    .expect("complete");
-            }
-        };
-        stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        engine.poke();
-        solution
-    });
+    let solution = drive_batches(&engine, |worker, jobs| {
+        let mut answers: Vec<_> = jobs
+            .iter()
+            .map(|j| (j.id, solve_job(bench.solver(), &j.spec, j.beta)))
+            .collect();
+        for i in (1..answers.len()).rev() {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            answers.swap(i, (rng >> 33) as usize % (i + 1));
+        }
+        for (id, answer) in answers {
+            engine
+                .complete(worker, id, answer, false)
+                .expect("complete");
+        }
+        true
+    })
+    .expect("solved");
     // Workers' incumbent streams end with the run (that is how they hear it is over at
     // once), and a finished run opened again has nothing to tell either.
     assert_eq!(*told.borrow(), Told::Closed, "the stream outlived the run");
@@ -233,6 +250,7 @@ fn a_ranking_leases_its_costliest_first_guesses_first() {
         lease: Duration::from_secs(600),
         min_outstanding: 16,
         audit: None,
+        recut_after: None,
     };
     let engine = Engine::new(game.clone(), config, &db, params).expect("engine");
     let stop = AtomicBool::new(false);
@@ -260,4 +278,95 @@ fn a_ranking_leases_its_costliest_first_guesses_first() {
     assert_eq!(guesses, costliest);
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
+}
+
+/// Jobs cut finer while they run ([`Engine::recut`]: a whole first guess into parts, a
+/// part into slices, a slice into halves) and never answered, as a worker stops a withdrawn
+/// job, leave the result exactly the solver's; and a coordinator restarted midway cuts the
+/// same jobs again, so it never asks for a job it cut.
+#[test]
+fn jobs_cut_finer_midway_give_the_solvers_result_across_a_restart() {
+    let config = SolverConfig::default();
+    let expected = essentials(&reference("pokemon-gen:1", &config));
+    let mut all_kinds = std::collections::BTreeSet::new();
+    for (seed, plan) in [
+        (21u64, PlanParams::default()),
+        (
+            22,
+            PlanParams {
+                whole_first: false,
+                inline_max: 2,
+                split_min: 20,
+                split_window: 2,
+                slice_max: 16,
+                ..PlanParams::default()
+            },
+        ),
+    ] {
+        let db = scratch(&format!("recut-{seed}"));
+        let params = EngineParams {
+            plan,
+            lease: Duration::from_secs(600),
+            min_outstanding: 16,
+            ..EngineParams::default()
+        };
+        let game = load_preset("pokemon-gen:1").expect("preset");
+        let bench = Workbench::new(game.clone(), config.clone(), None, 1_000_000);
+        let mut rng = seed;
+        let mut coin = move |one_in: u64| {
+            rng = rng
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (rng >> 33) % one_in == 0
+        };
+        // Until the restart: every leased job has a chance to be cut instead of answered.
+        let mut cut = Vec::new();
+        let mut kinds = std::collections::BTreeSet::new();
+        let engine = Engine::new(game.clone(), config.clone(), &db, params).expect("engine");
+        let mut batches = 0;
+        drive_batches(&engine, |worker, jobs| {
+            for job in jobs {
+                if coin(3) && engine.recut(job.id) {
+                    kinds.insert(match job.spec.kind {
+                        JobKind::Guess(_) => "first guess",
+                        JobKind::Node => "part",
+                        JobKind::Slice { .. } => "slice",
+                    });
+                    cut.push(job.id);
+                    continue;
+                }
+                let answer = solve_job(bench.solver(), &job.spec, job.beta);
+                engine
+                    .complete(worker, job.id, answer, false)
+                    .expect("complete");
+            }
+            batches += 1;
+            batches < 12
+        });
+        assert!(!cut.is_empty(), "seed {seed}: nothing was cut");
+        drop(engine);
+        // After the restart: no job that was cut is asked for again.
+        let engine = Engine::new(game.clone(), config.clone(), &db, params).expect("reopen");
+        let solution = drive_batches(&engine, |worker, jobs| {
+            for job in jobs {
+                assert!(!cut.contains(&job.id), "seed {seed}: a cut job came back");
+                let answer = solve_job(bench.solver(), &job.spec, job.beta);
+                engine
+                    .complete(worker, job.id, answer, false)
+                    .expect("complete");
+            }
+            true
+        })
+        .expect("solved");
+        assert_eq!(essentials(&solution), expected, "seed {seed}");
+        eprintln!("seed {seed}: {} jobs cut: {kinds:?}", cut.len());
+        all_kinds.extend(kinds);
+        drop(engine);
+        let _ = std::fs::remove_dir_all(&db);
+    }
+    assert_eq!(
+        all_kinds.len(),
+        3,
+        "first guesses, parts and slices were all cut: {all_kinds:?}"
+    );
 }

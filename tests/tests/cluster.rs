@@ -693,3 +693,59 @@ fn a_slow_worker_drops_jobs_no_longer_needed_and_stops_with_the_run() {
     // Its jobs take a second, so some are withdrawn while they run: those stop midway.
     assert!(report["jobs_stopped"].as_u64() > Some(0), "{report}");
 }
+
+/// A job that runs long while another worker has nothing to do is cut finer (here a whole
+/// first guess of a ranking, into its parts): the waiting worker takes the pieces, the slow
+/// worker stops the job, and every value is still the core's.
+#[test]
+fn a_long_job_is_cut_finer_for_a_waiting_worker_and_the_values_stand() {
+    let game = "pokemon-gen:1";
+    let expected = core_solver(game, SolverConfig::default())
+        .solver()
+        .solve_game(hakase_core::solver::FirstGuesses::RankAll, &|_| {});
+    let dir = Scratch::new("recut");
+    let (mut coordinator, url) = start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &[
+            "--game",
+            game,
+            "--rank-all",
+            "--trust-workers",
+            "--audit-fraction",
+            "0",
+            "--lease-secs",
+            "2",
+            "--recut-secs",
+            "0.3",
+        ],
+    );
+    let mut slow = start_worker(&dir, "slow", &url, &["--job-delay-ms", "1500", "--json"]);
+    let mut fast = start_worker(&dir, "fast", &url, &["--job-delay-ms", "5", "--json"]);
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "{}",
+        coordinator.errors()
+    );
+    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON output");
+    let solution: hakase_core::solver::Solution =
+        serde_json::from_value(doc["solution"].clone()).expect("a solution in the output");
+    assert_eq!(solution.ranking, expected.ranking);
+    let recut = doc["status"]["counters"]["recut"].as_u64();
+    assert!(
+        recut > Some(0),
+        "no job cut finer: {}",
+        doc["status"]["counters"]
+    );
+    for worker in [&mut slow, &mut fast] {
+        assert!(
+            worker.wait(Duration::from_secs(30)).success(),
+            "{}",
+            worker.errors()
+        );
+    }
+    let report: serde_json::Value =
+        serde_json::from_str(&slow.output()).expect("the slow worker's JSON report");
+    assert!(report["jobs_stopped"].as_u64() > Some(0), "{report}");
+}

@@ -74,7 +74,16 @@ pub struct CutArgs {
     /// Seconds a worker keeps a job without a heartbeat before it is handed to another.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub lease_secs: f64,
+    /// A job that has run this many seconds while a worker has nothing to do is cut finer
+    /// (a first guess into its parts, a part into slices of its second guesses, a slice
+    /// into halves) and its holder stops it; 0: never.
+    #[arg(long, value_name = "SECS", default_value_t = RECUT_SECS_DEFAULT)]
+    pub recut_secs: f64,
 }
+
+/// `--recut-secs` by default: long enough that the pieces' round trips and the stopped
+/// job's lost work are small beside what the waiting workers gain.
+const RECUT_SECS_DEFAULT: f64 = 20.0;
 
 impl CutArgs {
     /// The engine parameters these flags ask for.
@@ -90,6 +99,8 @@ impl CutArgs {
                 slice_max: self.slice_max,
             },
             lease: Duration::from_secs_f64(self.lease_secs.clamp(0.2, 86_400.0)),
+            recut_after: (self.recut_secs > 0.0)
+                .then(|| Duration::from_secs_f64(self.recut_secs.min(1e9))),
             ..EngineParams::default()
         }
     }
@@ -324,6 +335,7 @@ impl Coordinator {
             ("--http-linger-secs", self.http_linger_secs),
             ("--linger-secs", self.linger_secs),
             ("--lease-secs", self.cut.lease_secs),
+            ("--recut-secs", self.cut.recut_secs),
         ] {
             if !(secs.is_finite() && secs >= 0.0) {
                 bail!("{flag} must be a number of seconds, 0 or more, not {secs}");

@@ -17,7 +17,7 @@
 //! Determinism: like the solver, a node settles on the first guess in order (lower bound,
 //! Σ part², list position) among those of least value, whatever order results arrive in.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use hakase_core::history::partition;
@@ -260,6 +260,9 @@ pub struct Planner {
     done: bool,
     /// Runs of one large part's second guesses asked for at once (see [`Demand::slots`]).
     window: usize,
+    /// Jobs cut finer after they ran long while workers waited (see [`Planner::recut`]):
+    /// part of what the plan is a function of, kept with the run.
+    recut: HashSet<JobId>,
 }
 
 /// What one planning pass found.
@@ -311,7 +314,71 @@ impl Planner {
             level,
             done: false,
             window: params.split_window.max(1),
+            recut: HashSet::new(),
         }
+    }
+
+    /// Takes the jobs a run cut finer before it was stopped, before the first pass, so that
+    /// a restarted coordinator plans the same jobs and finds their results.
+    pub fn restore_recut(&mut self, ids: impl IntoIterator<Item = JobId>) {
+        self.recut.extend(ids);
+    }
+
+    /// Cuts job `id` finer, because it has run long while workers waited: a whole
+    /// first-guess job into its parts, a part's first-move job into slices of its second
+    /// guesses, a slice of two or more guesses into its two halves. The job itself is then
+    /// no longer asked for (its holder is told to stop it) and its pieces are, with the
+    /// same cutoffs the plan gives any part or slice. False when the job is not one the
+    /// plan can cut (a single-guess slice, a job of another budget, an audit re-run).
+    pub fn recut(&mut self, id: JobId) -> bool {
+        let Some(place) = self.find(id) else {
+            return false;
+        };
+        self.recut.insert(id);
+        match place {
+            Place::Whole(i) => self.cut_into_parts(i),
+            Place::Part(i, k) => {
+                let node = self.level.firsts[i].parts[k].node.clone();
+                self.level.firsts[i].parts[k].source = Source::Split(self.new_split(&node));
+            }
+            Place::Slice(i, k, j) => {
+                let (fingerprint, config) = (&self.fingerprint, &self.config);
+                let part = &mut self.level.firsts[i].parts[k];
+                if let Source::Split(split) = &mut part.source {
+                    split.halve(j);
+                    split.refine(&part.node, fingerprint, config, &self.recut);
+                }
+            }
+        }
+        true
+    }
+
+    /// Where job `id` is in the plan, if it is a job the plan can cut.
+    fn find(&mut self, id: JobId) -> Option<Place> {
+        let (fingerprint, config) = (&self.fingerprint, &self.config);
+        for (i, first) in self.level.firsts.iter_mut().enumerate() {
+            if first.whole.as_ref().is_some_and(|(w, _)| *w == id) {
+                return Some(Place::Whole(i));
+            }
+            for (k, part) in first.parts.iter_mut().enumerate() {
+                match &mut part.source {
+                    Source::Known(_) => {}
+                    Source::Job(job, _) if *job == id => return Some(Place::Part(i, k)),
+                    Source::Job(..) => {}
+                    Source::Split(split) => {
+                        for j in 0..split.slices.len() {
+                            let (from, to) = split.slices[j];
+                            if to - from >= 2
+                                && split.job(j, &part.node, fingerprint, config).0 == id
+                            {
+                                return Some(Place::Slice(i, k, j));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// The coordinator's own solver (for trees of inline parts).
@@ -466,7 +533,7 @@ impl Planner {
         }
     }
 
-    /// Splits the root by first guess `i` and decides how each part is solved.
+    /// Decides how first guess `i` is solved: as one job, or split by its parts.
     fn materialise(&mut self, i: usize) {
         let tail = self.level.rank_all
             && (self.level.order.len() == 1 || self.level.opening(i) < self.params.split_tail);
@@ -476,9 +543,17 @@ impl Planner {
                 node: self.level.root.clone(),
             };
             let id = spec.id(&self.fingerprint, &self.config);
-            self.level.firsts[i].whole = Some((id, Arc::new(spec)));
-            return;
+            if !self.recut.contains(&id) {
+                self.level.firsts[i].whole = Some((id, Arc::new(spec)));
+                return;
+            }
         }
+        self.cut_into_parts(i);
+    }
+
+    /// Splits the root by first guess `i` and decides how each part is solved.
+    fn cut_into_parts(&mut self, i: usize) {
+        self.level.firsts[i].whole = None;
         let game = self.solver().game();
         let table = self.solver().table();
         let guess = self.level.order[i].guess;
@@ -518,20 +593,31 @@ impl Planner {
             return Source::Known(self.solver().evaluate(node, INFEASIBLE));
         }
         if n >= self.split_min() {
-            let order = self.solver().guess_order(node).guesses;
-            let slices = slices(order.len(), self.params.slice_max);
-            let jobs = vec![None; slices.len()];
-            return Source::Split(Split {
-                order,
-                slices,
-                jobs,
-            });
+            return Source::Split(self.new_split(node));
         }
         let spec = JobSpec {
             kind: JobKind::Node,
             node: node.clone(),
         };
-        Source::Job(spec.id(&self.fingerprint, &self.config), Arc::new(spec))
+        let id = spec.id(&self.fingerprint, &self.config);
+        if self.recut.contains(&id) {
+            return Source::Split(self.new_split(node));
+        }
+        Source::Job(id, Arc::new(spec))
+    }
+
+    /// A part's second guesses in order, cut into runs (those cut finer before, finer).
+    fn new_split(&self, node: &Node) -> Split {
+        let order = self.solver().guess_order(node).guesses;
+        let slices = slices(order.len(), self.params.slice_max);
+        let jobs = vec![None; slices.len()];
+        let mut split = Split {
+            order,
+            slices,
+            jobs,
+        };
+        split.refine(node, &self.fingerprint, &self.config, &self.recut);
+        split
     }
 
     /// The least part size split by second guesses (see [`SPLIT_MIN_AUTO`]).
@@ -1034,7 +1120,46 @@ fn part_upper(
         .min()
 }
 
+/// Where a job the plan can cut is: a whole first guess, a part's first-move job, a slice
+/// (by first guess, part and slice index).
+enum Place {
+    Whole(usize),
+    Part(usize, usize),
+    Slice(usize, usize, usize),
+}
+
 impl Split {
+    /// Halves every run that was cut before ([`Planner::recut`]), and their halves in turn.
+    fn refine(
+        &mut self,
+        node: &Node,
+        fingerprint: &str,
+        config: &SolverConfig,
+        recut: &HashSet<JobId>,
+    ) {
+        if recut.is_empty() {
+            return;
+        }
+        let mut j = 0;
+        while j < self.slices.len() {
+            let (from, to) = self.slices[j];
+            if to - from >= 2 && recut.contains(&self.job(j, node, fingerprint, config).0) {
+                self.halve(j);
+            } else {
+                j += 1;
+            }
+        }
+    }
+
+    /// Cuts run `j` (of two guesses or more) into its two halves, in place: the runs stay
+    /// in order, so ties still go to the earlier guess.
+    fn halve(&mut self, j: usize) {
+        let (from, to) = self.slices[j];
+        let mid = from + (to - from) / 2;
+        self.slices.splice(j..=j, [(from, mid), (mid, to)]);
+        self.jobs.splice(j..=j, [None, None]);
+    }
+
     fn job(
         &mut self,
         j: usize,

@@ -35,6 +35,8 @@ pub(super) const WORKER_KEY: &[u8] = b"worker/";
 pub(super) const DAMAGE_KEY: &str = "damage";
 /// The first guess a `--first W` run is restricted to (UTF-8 text), in `meta`.
 pub(super) const FIRST_KEY: &str = "first";
+/// Where the jobs cut finer live in the `meta` tree: this prefix and the job id.
+pub(super) const RECUT_KEY: &[u8] = b"recut/";
 
 /// Format 3 seals every result and settled first guess with a CRC-32 (see
 /// [`super::encoding::seal`]) and keeps a ledger beside the database; format 2 stored them

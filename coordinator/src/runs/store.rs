@@ -306,6 +306,26 @@ impl Store {
         Ok(out)
     }
 
+    /// Records that job `id` was cut finer (durable at once: the plan after a restart must
+    /// cut it too, to find its pieces' results).
+    pub fn put_recut(&self, id: JobId) -> Result<(), RunError> {
+        let key = [RECUT_KEY, &id.to_bytes()[..]].concat();
+        self.meta.insert(key, &[]).map_err(|e| self.err(e))?;
+        self.flush()
+    }
+
+    /// Every job cut finer.
+    pub fn load_recut(&self) -> Result<Vec<JobId>, RunError> {
+        let mut out = Vec::new();
+        for item in self.meta.scan_prefix(RECUT_KEY) {
+            let (key, _) = item.map_err(|e| self.err(e))?;
+            let id = JobId::from_bytes(&key[RECUT_KEY.len()..])
+                .map_err(|e| self.corrupt("a recut job", e))?;
+            out.push(id);
+        }
+        Ok(out)
+    }
+
     /// The next worker id to hand out (ids stay unique across restarts, so claims and
     /// quarantines keep naming the right worker).
     pub fn next_worker(&self) -> Result<u64, RunError> {

@@ -225,6 +225,7 @@ impl Engine {
         if !entry.leased_to.contains(&worker) {
             entry.leased_to.push(worker);
         }
+        entry.leased_at = Some(Instant::now());
         let leased = Leased {
             id,
             spec: entry.spec.clone(),

@@ -47,6 +47,9 @@ pub struct EngineParams {
     /// Re-run claims before the result is declared (workers not trusted); `None` trusts
     /// every worker (tests driving the engine directly).
     pub audit: Option<AuditPolicy>,
+    /// A job leased this long while a worker has nothing to do is cut finer (see
+    /// [`Planner::recut`]); `None` never cuts.
+    pub recut_after: Option<Duration>,
 }
 
 impl Default for EngineParams {
@@ -56,6 +59,7 @@ impl Default for EngineParams {
             lease: Duration::from_secs(30),
             min_outstanding: 4,
             audit: None,
+            recut_after: None,
         }
     }
 }
@@ -93,6 +97,8 @@ struct Entry {
     /// caller cannot report jobs it never held, and completions per job are bounded by
     /// leases.
     leased_to: Vec<u64>,
+    /// When this session last leased the job (`None` for a lease restored from disk).
+    leased_at: Option<Instant>,
     /// True once a result came back below the cutoff this run asked for: the worker had
     /// tightened it by an incumbent the planner does not hold (one a quarantine withdrew, or
     /// a first guess already settled otherwise). Its later leases carry no first-guess index,
@@ -299,6 +305,7 @@ fn restore_jobs(store: &Store, now: Instant) -> Result<HashMap<JobId, Entry>, Cl
                 spec_stored: true,
                 leased_to: Vec::new(),
                 untightened: false,
+                leased_at: None,
             },
         );
     }
@@ -419,12 +426,13 @@ impl Engine {
             RunScope::Listed(list) => Some(list.as_slice().into()),
             RunScope::Best | RunScope::RankAll => None,
         };
-        let planner = Planner::new(
+        let mut planner = Planner::new(
             Arc::clone(&tables),
             config.clone(),
             params.plan,
             listed.clone(),
         );
+        planner.restore_recut(store.load_recut()?);
         let state = State::restore(&store, planner, &params)?;
         // A finished run has nothing more to tell.
         let told = watch::Sender::new(if state.solution.is_some() {

@@ -1,7 +1,7 @@
 //! The planning loop: a pass as results arrive, leases that ran out, and the end of the
 //! run (its audit, its tree, its solution).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -116,6 +116,7 @@ impl Engine {
         if pace.last_expiry.elapsed() >= pace.tick {
             pace.last_expiry = Instant::now();
             self.expire(&mut state);
+            self.recut_long(&mut state);
         }
         let here = if rechecking.load(Ordering::Relaxed) {
             None
@@ -223,6 +224,7 @@ impl Engine {
                 spec_stored: false,
                 leased_to: Vec::new(),
                 untightened: false,
+                leased_at: None,
             });
             entry.first = request.first;
             entry.claim_floor = request.claim_floor;
@@ -351,6 +353,86 @@ impl Engine {
             state.counters.lease_expiries += expired;
             state.dirty = true;
         }
+    }
+
+    /// Cuts the job leased longest into finer jobs when it has run for
+    /// [`EngineParams::recut_after`] while a live worker holds nothing: the pieces go to
+    /// the waiting workers (and the holder, whose memo has the job's subproblems), and the
+    /// job is withdrawn. One job a tick, so pieces that are short enough start before
+    /// anything else is cut.
+    fn recut_long(&self, state: &mut State) {
+        let Some(after) = self.params.recut_after else {
+            return;
+        };
+        if !state.queue.is_empty() || !self.someone_waits(state) {
+            return;
+        }
+        let now = Instant::now();
+        let mut long: Vec<(Instant, JobId)> = state
+            .jobs
+            .iter()
+            .filter_map(|(id, entry)| match (entry.state, entry.leased_at) {
+                (JobState::Leased { .. }, Some(at)) if now.duration_since(at) >= after => {
+                    Some((at, *id))
+                }
+                _ => None,
+            })
+            .collect();
+        long.sort_unstable();
+        for (_, id) in long {
+            if self.recut_in(state, id) {
+                tracing::info!(job = %id, "a long job is cut finer for the waiting workers");
+                return;
+            }
+        }
+    }
+
+    /// Cuts job `id` finer now, whatever its time (see [`crate::cluster::plan::Planner::recut`]); false when the
+    /// plan cannot cut it. What [`EngineParams::recut_after`] does, for tests and tools.
+    pub fn recut(&self, id: JobId) -> bool {
+        let mut state = self.lock();
+        let cut = self.recut_in(&mut state, id);
+        if cut {
+            self.wake.notify_all();
+        }
+        cut
+    }
+
+    /// Cuts job `id` finer, records it with the run and asks for a planning pass.
+    fn recut_in(&self, state: &mut State, id: JobId) -> bool {
+        if !state.planner.recut(id) {
+            return false;
+        }
+        if let Err(err) = self.store.put_recut(id) {
+            // A restart then plans the job whole again: its pieces' results go unused.
+            tracing::warn!(%err, "recording a job cut finer");
+        }
+        state.counters.recut += 1;
+        state.dirty = true;
+        true
+    }
+
+    /// True when a live worker holds no job and no re-run.
+    fn someone_waits(&self, state: &State) -> bool {
+        let now = Instant::now();
+        let busy: HashSet<u64> = state
+            .jobs
+            .values()
+            .filter_map(|entry| match entry.state {
+                JobState::Leased { holder, .. } => holder,
+                _ => None,
+            })
+            .chain(state.rechecks.values().filter_map(|r| {
+                r.holder
+                    .filter(|(_, until)| *until > now)
+                    .map(|(holder, _)| holder)
+            }))
+            .collect();
+        let live = self.live_since();
+        state
+            .workers
+            .iter()
+            .any(|(id, worker)| worker.seen >= live && !busy.contains(id))
     }
 
     /// Wakes [`Engine::drive`] and [`Engine::wait`] (for shutdown).

@@ -23,6 +23,9 @@ pub struct Counters {
     /// Leased jobs the plan stopped needing (settled by other results): their holders drop
     /// them if they have not started.
     pub withdrawn: u64,
+    /// Jobs cut finer after running long while workers waited (see
+    /// [`crate::cluster::plan::Planner::recut`]).
+    pub recut: u64,
     /// Jobs handed out.
     pub leases: u64,
     /// Results rejected as inconsistent.
