@@ -387,8 +387,9 @@ impl Engine {
         }
     }
 
-    /// Cuts job `id` finer now, whatever its time (see [`crate::cluster::plan::Planner::recut`]); false when the
-    /// plan cannot cut it. What [`EngineParams::recut_after`] does, for tests and tools.
+    /// Cuts job `id` finer now, whatever its time (see
+    /// [`crate::cluster::plan::Planner::recut`]); false when the plan cannot cut it. What
+    /// [`EngineParams::recut_after`] does, for tests and tools.
     pub fn recut(&self, id: JobId) -> bool {
         let mut state = self.lock();
         let cut = self.recut_in(&mut state, id);
