@@ -159,11 +159,10 @@ mod tests {
                 halt.halt();
                 answered
             });
+            // Halted at the very end, a finished search answers nothing too: the caller
+            // withdrew it, so no answer is wanted.
             match answered {
-                None => {
-                    assert!(solver.nodes_searched() < nodes, "halted, it stopped early");
-                    halted_midway += 1;
-                }
+                None => halted_midway += 1,
                 Some(outcome) => assert_eq!(outcome, optimum, "seed {seed}"),
             }
             assert_eq!(solver.evaluate(&node, INFEASIBLE), optimum, "seed {seed}");
