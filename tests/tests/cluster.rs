@@ -229,6 +229,19 @@ fn a_killed_coordinator_resumes_without_recomputing_finished_jobs() {
     }
 }
 
+/// Waits for the coordinator to finish, and reads its JSON output and the solution in it.
+fn finished_solution(coordinator: &mut Proc) -> (serde_json::Value, hakase_core::solver::Solution) {
+    assert!(
+        coordinator.wait(LIMIT).success(),
+        "coordinator failed:\n{}",
+        coordinator.errors()
+    );
+    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON output");
+    let solution =
+        serde_json::from_value(doc["solution"].clone()).expect("a solution in the output");
+    (doc, solution)
+}
+
 /// Every claim of `--rank-all` is exact and solved without a cutoff; the audit re-runs some
 /// of them. An honest re-run finds the same value, which once counted as a refutation: both
 /// workers were quarantined and the run never finished.
@@ -250,14 +263,7 @@ fn rank_all_through_two_workers_gives_every_exact_value_of_the_core_solver() {
     let mut workers: Vec<Proc> = (0..2)
         .map(|i| start_worker(&dir, &format!("worker{i}"), &url, &[]))
         .collect();
-    assert!(
-        coordinator.wait(LIMIT).success(),
-        "coordinator failed:\n{}",
-        coordinator.errors()
-    );
-    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON output");
-    let solution: hakase_core::solver::Solution =
-        serde_json::from_value(doc["solution"].clone()).expect("a solution in the output");
+    let (_, solution) = finished_solution(&mut coordinator);
     assert_eq!(solution.ranking, reference.ranking);
     for w in &mut workers {
         assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
@@ -723,14 +729,7 @@ fn a_long_job_is_cut_finer_for_a_waiting_worker_and_the_values_stand() {
     );
     let mut slow = start_worker(&dir, "slow", &url, &["--job-delay-ms", "1500", "--json"]);
     let mut fast = start_worker(&dir, "fast", &url, &["--job-delay-ms", "5", "--json"]);
-    assert!(
-        coordinator.wait(LIMIT).success(),
-        "{}",
-        coordinator.errors()
-    );
-    let doc: serde_json::Value = serde_json::from_str(&coordinator.output()).expect("JSON output");
-    let solution: hakase_core::solver::Solution =
-        serde_json::from_value(doc["solution"].clone()).expect("a solution in the output");
+    let (doc, solution) = finished_solution(&mut coordinator);
     assert_eq!(solution.ranking, expected.ranking);
     let recut = doc["status"]["counters"]["recut"].as_u64();
     assert!(

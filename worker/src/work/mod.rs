@@ -308,14 +308,8 @@ impl<'a> WorkLoop<'a> {
         match event {
             Event::Solved(first) => {
                 let mut next = Some(first);
-                while let Some((id, answer, took)) = next {
-                    match answer {
-                        Some(answer) => {
-                            self.hold.record(took);
-                            self.outbox.push(id, answer);
-                        }
-                        None => self.stopped(id),
-                    }
+                while let Some(solved) = next {
+                    self.take_solved(solved);
                     next = self.solved.try_recv().ok();
                 }
             }
@@ -413,6 +407,18 @@ impl<'a> WorkLoop<'a> {
         }
     }
 
+    /// Takes a job back from its runner: its answer goes out with the next report, or,
+    /// halted while it ran, it is no longer held and nothing is reported.
+    fn take_solved(&mut self, (id, answer, took): Solved) {
+        match answer {
+            Some(answer) => {
+                self.hold.record(took);
+                self.outbox.push(id, answer);
+            }
+            None => self.stopped(id),
+        }
+    }
+
     /// A job halted while it ran: it is no longer held, and nothing is reported.
     fn stopped(&mut self, id: JobId) {
         self.active.remove(&id);
@@ -448,11 +454,8 @@ impl<'a> WorkLoop<'a> {
                 self.acknowledge(reported.done);
             }
         }
-        while let Ok((id, answer, _)) = self.solved.try_recv() {
-            match answer {
-                Some(answer) => self.outbox.push(id, answer),
-                None => self.stopped(id),
-            }
+        while let Ok(solved) = self.solved.try_recv() {
+            self.take_solved(solved);
         }
         while self.outbox.has_pending() {
             if let Ok(reported) = self.outbox.send_now().await {
