@@ -1,6 +1,7 @@
 //! The exact solver against a plain memoised exhaustive search written independently here:
-//! no bounds, no pruning, no shortcuts, every allowed guess at every node. Over a hundred
-//! random small games, for every objective and mode, the values must be equal.
+//! no bounds, no pruning, no shortcuts, every allowed guess at every node. Over six hundred
+//! random small games (five hundred of them with every guess a possible answer, the shape of
+//! the big hidden list), for every objective and mode, the values must be equal.
 
 use std::collections::HashMap;
 
@@ -254,6 +255,30 @@ fn random_tiny_alphabet_game(rng: &mut StdRng, tries: u32) -> Game {
         "random-abc",
         WordListInput::from_words("guesses", &guesses),
         WordListInput::from_words("answers", &answers),
+        tries,
+        PatternStyle::Letters,
+    )
+    .expect("random game is valid")
+}
+
+/// Every guess a possible answer, as in the big hidden list: `size` five-letter words over
+/// the first `letters` letters of the alphabet (few letters, so parts are large next to the
+/// widest split and the level-filling bounds bind).
+fn random_all_answers_game(rng: &mut StdRng, letters: usize, size: usize, tries: u32) -> Game {
+    let alphabet = ['a', 'b', 'c', 'd', 'e', 'f'];
+    let mut words: Vec<String> = Vec::new();
+    while words.len() < size {
+        let w: String = (0..5)
+            .map(|_| alphabet[rng.gen_range(0..letters)])
+            .collect();
+        if !words.contains(&w) {
+            words.push(w);
+        }
+    }
+    Game::new(
+        "random-all-answers",
+        WordListInput::from_words("guesses", &words),
+        WordListInput::from_words("answers", &words),
         tries,
         PatternStyle::Letters,
     )
@@ -638,4 +663,76 @@ fn slices_of_the_search_order_match_plain_search() {
         }
     }
     assert!(checked > 20, "only {checked} slices checked");
+}
+
+/// 500 games whose answers are all the guesses (8 to 16 words over 2 to 4 letters, 3 to 6
+/// tries), each in every objective and mode: 2,500 checks.
+#[test]
+fn games_whose_answers_are_the_guesses_match_plain_search() {
+    let mut rng = StdRng::seed_from_u64(5296);
+    for round in 0..500 {
+        let letters = 2 + round % 3;
+        let size = rng.gen_range(8..=16).min(1 << letters);
+        let tries = 3 + (round % 4) as u32;
+        let game = random_all_answers_game(&mut rng, letters, size, tries);
+        for (config, name) in configs() {
+            check(&game, config, &format!("all-answers game {round} {name}"));
+        }
+    }
+}
+
+/// What a first guess's split alone proves (each part's levels filled, no guess splitting
+/// wider than any splits all the answers) is never above its plain value, and equals it
+/// often: a bound one higher would be wrong there.
+#[test]
+fn first_guess_split_bounds_are_admissible_and_tight() {
+    let mut rng = StdRng::seed_from_u64(4);
+    let (mut checked, mut tight) = (0, 0);
+    for round in 0..40 {
+        let game = match round % 2 {
+            0 => random_tiny_alphabet_game(&mut rng, 6),
+            _ => random_all_answers_game(&mut rng, 2 + round % 4 / 2, 16, 6),
+        };
+        let table = FeedbackTable::build(&game);
+        for mode in [Mode::Normal, Mode::Hard] {
+            let config = SolverConfig {
+                mode,
+                ..SolverConfig::default()
+            };
+            let solver = Solver::new(&game, &table, config, 1 << 12);
+            let mut plain = Exhaustive::new(&game, mode);
+            let everything = plain.everything();
+            let all = game.all_answers();
+            let root = solver.root(game.tries());
+            for first in 0..game.guesses().len() as GuessId {
+                let parts = plain.parts(&all, first);
+                if parts.len() == 1 && parts[0].1.len() == all.len() {
+                    continue;
+                }
+                let mut value = all.len() as u32;
+                for (code, part) in &parts {
+                    let next = plain.allowed_after(&everything, (first, *code));
+                    match plain.total(part, game.tries() - 1, &next) {
+                        INF => {
+                            value = INFEASIBLE;
+                            break;
+                        }
+                        v => value += v,
+                    }
+                }
+                let bound = solver.evaluate_guess(&root, first, 1).value();
+                assert!(
+                    bound <= value,
+                    "game {round} {mode:?} first {first}: {bound} > {value}"
+                );
+                tight += usize::from(bound == value && value < INFEASIBLE);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 800, "only {checked} first guesses");
+    assert!(
+        tight > 0,
+        "no split bound was tight: one higher would go unnoticed"
+    );
 }
