@@ -229,36 +229,44 @@ fn random_pokemon_game(rng: &mut StdRng) -> Game {
     .expect("random game is valid")
 }
 
-/// Words over a three-letter alphabet: many repeated letters, the hard case for the colouring.
-fn random_tiny_alphabet_game(rng: &mut StdRng, tries: u32) -> Game {
-    let mut word = |len: usize| -> String {
-        (0..len)
-            .map(|_| ['a', 'b', 'c'][rng.gen_range(0..3)])
-            .collect()
-    };
-    let mut answers: Vec<String> = Vec::new();
-    while answers.len() < 18 {
-        let w = word(5);
-        if !answers.contains(&w) {
-            answers.push(w);
+/// Adds distinct random words over `alphabet` to `words` until it holds `count`, the n-th of
+/// `length(n)` letters.
+fn add_words(
+    rng: &mut StdRng,
+    alphabet: &[char],
+    words: &mut Vec<String>,
+    (count, length): (usize, fn(usize) -> usize),
+) {
+    while words.len() < count {
+        let w: String = (0..length(words.len()))
+            .map(|_| alphabet[rng.gen_range(0..alphabet.len())])
+            .collect();
+        if !words.contains(&w) {
+            words.push(w);
         }
     }
-    let mut guesses = answers.clone();
-    while guesses.len() < 30 {
-        let len = 3 + guesses.len() % 3;
-        let w = word(len);
-        if !guesses.contains(&w) {
-            guesses.push(w);
-        }
-    }
+}
+
+/// A game of Latin-letter words.
+fn letters_game(name: &str, guesses: &[String], answers: &[String], tries: u32) -> Game {
     Game::new(
-        "random-abc",
-        WordListInput::from_words("guesses", &guesses),
-        WordListInput::from_words("answers", &answers),
+        name,
+        WordListInput::from_words("guesses", guesses),
+        WordListInput::from_words("answers", answers),
         tries,
         PatternStyle::Letters,
     )
     .expect("random game is valid")
+}
+
+/// Words over a three-letter alphabet: many repeated letters, the hard case for the colouring.
+fn random_tiny_alphabet_game(rng: &mut StdRng, tries: u32) -> Game {
+    let abc = ['a', 'b', 'c'];
+    let mut answers = Vec::new();
+    add_words(rng, &abc, &mut answers, (18, |_| 5));
+    let mut guesses = answers.clone();
+    add_words(rng, &abc, &mut guesses, (30, |n| 3 + n % 3));
+    letters_game("random-abc", &guesses, &answers, tries)
 }
 
 /// Every guess a possible answer, as in the big hidden list: `size` five-letter words over
@@ -266,23 +274,25 @@ fn random_tiny_alphabet_game(rng: &mut StdRng, tries: u32) -> Game {
 /// widest split and the level-filling bounds bind).
 fn random_all_answers_game(rng: &mut StdRng, letters: usize, size: usize, tries: u32) -> Game {
     let alphabet = ['a', 'b', 'c', 'd', 'e', 'f'];
-    let mut words: Vec<String> = Vec::new();
-    while words.len() < size {
-        let w: String = (0..5)
-            .map(|_| alphabet[rng.gen_range(0..letters)])
-            .collect();
-        if !words.contains(&w) {
-            words.push(w);
-        }
-    }
-    Game::new(
-        "random-all-answers",
-        WordListInput::from_words("guesses", &words),
-        WordListInput::from_words("answers", &words),
-        tries,
-        PatternStyle::Letters,
+    let mut words = Vec::new();
+    add_words(rng, &alphabet[..letters], &mut words, (size, |_| 5));
+    letters_game("random-all-answers", &words, &words, tries)
+}
+
+/// The solver and the plain search of `mode` on `game`.
+fn solver_and_plain<'g>(
+    game: &'g Game,
+    table: &'g FeedbackTable,
+    mode: Mode,
+) -> (Solver<'g>, Exhaustive<'g>) {
+    let config = SolverConfig {
+        mode,
+        ..SolverConfig::default()
+    };
+    (
+        Solver::new(game, table, config, 1 << 14),
+        Exhaustive::new(game, mode),
     )
-    .expect("random game is valid")
 }
 
 fn check(game: &Game, config: SolverConfig, label: &str) {
@@ -412,12 +422,7 @@ fn least_worst_case_of_random_sets_matches_plain_minimax() {
             if mode == Mode::Hard && round % 4 != 0 {
                 continue;
             }
-            let config = SolverConfig {
-                mode,
-                ..SolverConfig::default()
-            };
-            let solver = Solver::new(&game, &table, config, 1 << 14);
-            let mut plain = Exhaustive::new(&game, mode);
+            let (solver, mut plain) = solver_and_plain(&game, &table, mode);
             let cap = game.tries();
             for _ in 0..12 {
                 let keep = rng.gen_range(0.2..1.0);
@@ -695,12 +700,7 @@ fn first_guess_split_bounds_are_admissible_and_tight() {
         };
         let table = FeedbackTable::build(&game);
         for mode in [Mode::Normal, Mode::Hard] {
-            let config = SolverConfig {
-                mode,
-                ..SolverConfig::default()
-            };
-            let solver = Solver::new(&game, &table, config, 1 << 12);
-            let mut plain = Exhaustive::new(&game, mode);
+            let (solver, mut plain) = solver_and_plain(&game, &table, mode);
             let everything = plain.everything();
             let all = game.all_answers();
             let root = solver.root(game.tries());
