@@ -1,6 +1,7 @@
 //! The exact solver against a plain memoised exhaustive search written independently here:
-//! no bounds, no pruning, no shortcuts, every allowed guess at every node. Over a hundred
-//! random small games, for every objective and mode, the values must be equal.
+//! no bounds, no pruning, no shortcuts, every allowed guess at every node. Over six hundred
+//! random small games (five hundred of them with every guess a possible answer, the shape of
+//! the big hidden list), for every objective and mode, the values must be equal.
 
 use std::collections::HashMap;
 
@@ -228,36 +229,70 @@ fn random_pokemon_game(rng: &mut StdRng) -> Game {
     .expect("random game is valid")
 }
 
-/// Words over a three-letter alphabet: many repeated letters, the hard case for the colouring.
-fn random_tiny_alphabet_game(rng: &mut StdRng, tries: u32) -> Game {
-    let mut word = |len: usize| -> String {
-        (0..len)
-            .map(|_| ['a', 'b', 'c'][rng.gen_range(0..3)])
-            .collect()
-    };
-    let mut answers: Vec<String> = Vec::new();
-    while answers.len() < 18 {
-        let w = word(5);
-        if !answers.contains(&w) {
-            answers.push(w);
+/// Adds distinct random words over `alphabet` to `words` until it holds `count`, the n-th of
+/// `length(n)` letters.
+fn add_words(
+    rng: &mut StdRng,
+    alphabet: &[char],
+    words: &mut Vec<String>,
+    (count, length): (usize, fn(usize) -> usize),
+) {
+    while words.len() < count {
+        let w: String = (0..length(words.len()))
+            .map(|_| alphabet[rng.gen_range(0..alphabet.len())])
+            .collect();
+        if !words.contains(&w) {
+            words.push(w);
         }
     }
-    let mut guesses = answers.clone();
-    while guesses.len() < 30 {
-        let len = 3 + guesses.len() % 3;
-        let w = word(len);
-        if !guesses.contains(&w) {
-            guesses.push(w);
-        }
-    }
+}
+
+/// A game of Latin-letter words.
+fn letters_game(name: &str, guesses: &[String], answers: &[String], tries: u32) -> Game {
     Game::new(
-        "random-abc",
-        WordListInput::from_words("guesses", &guesses),
-        WordListInput::from_words("answers", &answers),
+        name,
+        WordListInput::from_words("guesses", guesses),
+        WordListInput::from_words("answers", answers),
         tries,
         PatternStyle::Letters,
     )
     .expect("random game is valid")
+}
+
+/// Words over a three-letter alphabet: many repeated letters, the hard case for the colouring.
+fn random_tiny_alphabet_game(rng: &mut StdRng, tries: u32) -> Game {
+    let abc = ['a', 'b', 'c'];
+    let mut answers = Vec::new();
+    add_words(rng, &abc, &mut answers, (18, |_| 5));
+    let mut guesses = answers.clone();
+    add_words(rng, &abc, &mut guesses, (30, |n| 3 + n % 3));
+    letters_game("random-abc", &guesses, &answers, tries)
+}
+
+/// Every guess a possible answer, as in the big hidden list: `size` five-letter words over
+/// the first `letters` letters of the alphabet (few letters, so parts are large next to the
+/// widest split and the level-filling bounds bind).
+fn random_all_answers_game(rng: &mut StdRng, letters: usize, size: usize, tries: u32) -> Game {
+    let alphabet = ['a', 'b', 'c', 'd', 'e', 'f'];
+    let mut words = Vec::new();
+    add_words(rng, &alphabet[..letters], &mut words, (size, |_| 5));
+    letters_game("random-all-answers", &words, &words, tries)
+}
+
+/// The solver and the plain search of `mode` on `game`.
+fn solver_and_plain<'g>(
+    game: &'g Game,
+    table: &'g FeedbackTable,
+    mode: Mode,
+) -> (Solver<'g>, Exhaustive<'g>) {
+    let config = SolverConfig {
+        mode,
+        ..SolverConfig::default()
+    };
+    (
+        Solver::new(game, table, config, 1 << 14),
+        Exhaustive::new(game, mode),
+    )
 }
 
 fn check(game: &Game, config: SolverConfig, label: &str) {
@@ -387,12 +422,7 @@ fn least_worst_case_of_random_sets_matches_plain_minimax() {
             if mode == Mode::Hard && round % 4 != 0 {
                 continue;
             }
-            let config = SolverConfig {
-                mode,
-                ..SolverConfig::default()
-            };
-            let solver = Solver::new(&game, &table, config, 1 << 14);
-            let mut plain = Exhaustive::new(&game, mode);
+            let (solver, mut plain) = solver_and_plain(&game, &table, mode);
             let cap = game.tries();
             for _ in 0..12 {
                 let keep = rng.gen_range(0.2..1.0);
@@ -638,4 +668,71 @@ fn slices_of_the_search_order_match_plain_search() {
         }
     }
     assert!(checked > 20, "only {checked} slices checked");
+}
+
+/// 500 games whose answers are all the guesses (8 to 16 words over 2 to 4 letters, 3 to 6
+/// tries), each in every objective and mode: 2,500 checks.
+#[test]
+fn games_whose_answers_are_the_guesses_match_plain_search() {
+    let mut rng = StdRng::seed_from_u64(5296);
+    for round in 0..500 {
+        let letters = 2 + round % 3;
+        let size = rng.gen_range(8..=16).min(1 << letters);
+        let tries = 3 + (round % 4) as u32;
+        let game = random_all_answers_game(&mut rng, letters, size, tries);
+        for (config, name) in configs() {
+            check(&game, config, &format!("all-answers game {round} {name}"));
+        }
+    }
+}
+
+/// What a first guess's split alone proves (each part's levels filled, no guess splitting
+/// wider than any splits all the answers) is never above its plain value, and equals it
+/// often: a bound one higher would be wrong there.
+#[test]
+fn first_guess_split_bounds_are_admissible_and_tight() {
+    let mut rng = StdRng::seed_from_u64(4);
+    let (mut checked, mut tight) = (0, 0);
+    for round in 0..40 {
+        let game = match round % 2 {
+            0 => random_tiny_alphabet_game(&mut rng, 6),
+            _ => random_all_answers_game(&mut rng, 2 + round % 4 / 2, 16, 6),
+        };
+        let table = FeedbackTable::build(&game);
+        for mode in [Mode::Normal, Mode::Hard] {
+            let (solver, mut plain) = solver_and_plain(&game, &table, mode);
+            let everything = plain.everything();
+            let all = game.all_answers();
+            let root = solver.root(game.tries());
+            for first in 0..game.guesses().len() as GuessId {
+                let parts = plain.parts(&all, first);
+                if parts.len() == 1 && parts[0].1.len() == all.len() {
+                    continue;
+                }
+                let mut value = all.len() as u32;
+                for (code, part) in &parts {
+                    let next = plain.allowed_after(&everything, (first, *code));
+                    match plain.total(part, game.tries() - 1, &next) {
+                        INF => {
+                            value = INFEASIBLE;
+                            break;
+                        }
+                        v => value += v,
+                    }
+                }
+                let bound = solver.evaluate_guess(&root, first, 1).value();
+                assert!(
+                    bound <= value,
+                    "game {round} {mode:?} first {first}: {bound} > {value}"
+                );
+                tight += usize::from(bound == value && value < INFEASIBLE);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 800, "only {checked} first guesses");
+    assert!(
+        tight > 0,
+        "no split bound was tight: one higher would go unnoticed"
+    );
 }

@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
+use super::cells::{Cell, CellCaps};
 use super::hard::HardState;
 use super::hard_pool::guess_of;
 use super::local::LocalPatterns;
@@ -19,6 +20,7 @@ use super::{Mode, Solver, INFEASIBLE};
 use crate::game::{AnswerId, GuessId};
 use crate::pattern::{Pattern, PATTERNS};
 use crate::table::FeedbackTable;
+use crate::word::BOARD;
 
 /// Guesses followed at once: their pattern sets stay in L1 and their column bytes are near.
 const BLOCK: usize = 256;
@@ -26,6 +28,9 @@ const BLOCK: usize = 256;
 /// Sets at least this large are read a guess at a time along the guess-major rows: a row's
 /// reads then fill whole cache lines, and the floor drops after every guess.
 pub(crate) const ROW_READ_MIN: usize = 64;
+
+/// Sets at least this large cap each guess by its cells (see `cells`).
+const CELL_CAPS_MIN: usize = 16;
 
 /// Answers read between two checks of a guess's repeats in a row-wise scan.
 const CHECK_EVERY: usize = 8;
@@ -37,10 +42,16 @@ struct Lean<'s, C> {
     set: &'s [AnswerId],
     /// The set as indices into the node's local patterns, when the pool pass reads them.
     local_set: Option<&'s [u32]>,
+    /// The most parts each guess can make on the set by its letters (see `cells`), and the
+    /// guesses' words, when worth working out.
+    cells: Option<(CellCaps, &'s [[Cell; BOARD]])>,
     /// An upper bound on the parts a guess can split the set into (see
     /// [`FeedbackTable::parts`]): a guess that must repeat too often is dropped unread.
     cap: C,
     depth: u32,
+    /// A bound the caller holds already: once the floor is down to it, no guess can tell
+    /// the caller more, and the scan stops.
+    least: u32,
     floor: u32,
     seen: Box<[[u64; 4]; BLOCK]>,
     repeats: [u32; BLOCK],
@@ -67,7 +78,8 @@ impl Solver<'_> {
     /// `parts[i]`, when given, is how many parts `inherited[i]` split the parent into, and so
     /// the most it can split this subset into.
     ///
-    /// A floor at or above `ceiling` comes back as `ceiling` (still a lower bound): a caller
+    /// A floor at or above `ceiling` comes back as `ceiling` (still a lower bound; or as 2n − 1
+    /// when the ceiling is below it, where no guess goes): a caller
     /// that only needs to know whether the floor reaches a budget then drops every guess that
     /// cannot go below it from the first answers on, instead of after the best guess is found.
     pub(crate) fn floor(
@@ -78,15 +90,17 @@ impl Solver<'_> {
         inherited: Option<&[GuessId]>,
         parts: Option<&[u8]>,
     ) -> u32 {
-        self.floor_with(set, (depth, ceiling), hard, (inherited, parts, None))
+        self.floor_with(set, (depth, 0, ceiling), hard, (inherited, parts, None))
     }
 
     /// [`Solver::floor`] reading the pool from `local`, the node's local patterns of
-    /// `inherited`, when given: the same floor, read faster.
+    /// `inherited`, when given: the same floor, read faster. A floor at or below `least`, a
+    /// bound the caller holds already, comes back as `least`: the scan stops as soon as a
+    /// guess reaches it.
     pub(crate) fn floor_with(
         &self,
         set: &[AnswerId],
-        (depth, ceiling): (u32, u32),
+        (depth, least, ceiling): (u32, u32, u32),
         hard: &HardState,
         (inherited, parts, local): (Option<&[GuessId]>, Option<&[u8]>, Option<&LocalPatterns>),
     ) -> u32 {
@@ -99,7 +113,7 @@ impl Solver<'_> {
             .map(|(local, set)| (*local, set.as_slice()));
         self.floor_capped(
             set,
-            (depth, hard, ceiling),
+            (depth, hard, least, ceiling),
             (inherited, parts, local),
             |g| self.table.parts(g),
         )
@@ -110,12 +124,13 @@ impl Solver<'_> {
     fn floor_capped(
         &self,
         set: &[AnswerId],
-        (depth, hard, ceiling): (u32, &HardState, u32),
+        (depth, hard, least, ceiling): (u32, &HardState, u32, u32),
         (inherited, parts, local): (Option<&[GuessId]>, Option<&[u8]>, Option<LocalSet<'_>>),
         cap: impl Fn(GuessId) -> u32,
     ) -> u32 {
         self.stats.scans.fetch_add(1, Ordering::Relaxed);
-        let mut lean = Lean::new(set, cap, depth, ceiling);
+        let mut lean = Lean::new(set, cap, depth, (least, ceiling));
+        lean.cells = self.cell_caps(set);
         // The pool pass reads the local patterns, each guess at its row (its pool position,
         // or in hard mode its class), or the table by guess id.
         let table = Columns::Table(self.table);
@@ -136,7 +151,7 @@ impl Solver<'_> {
             Some((local, _)) => Columns::Local(local, &rows),
             None => table,
         };
-        let best_possible = 2 * set.len() as u32 - 1;
+        let best_possible = lean.least;
         // The candidates allowed here come first: they are among the allowed guesses (every
         // candidate splits any set it belongs to, so the parent kept its shape), and one of
         // them usually comes close to the best.
@@ -159,7 +174,7 @@ impl Solver<'_> {
                 } else {
                     lean.block(self.table, block, parts, base);
                 }
-                if lean.floor == best_possible {
+                if lean.floor <= best_possible {
                     break 'passes;
                 }
             }
@@ -167,13 +182,13 @@ impl Solver<'_> {
         self.stats
             .scanned_pairs
             .fetch_add(lean.pairs, Ordering::Relaxed);
-        lean.floor
+        lean.floor()
     }
 }
 
 impl Solver<'_> {
-    /// [`Solver::floor`] of several sets of at least [`ROW_READ_MIN`] answers at once, each
-    /// with its own ceiling and hard-mode state.
+    /// [`Solver::floor_with`] of several sets of at least [`ROW_READ_MIN`] answers at once,
+    /// each with its own bound held, ceiling and hard-mode state.
     ///
     /// Reading a large set along a guess's row is bound by memory, not arithmetic: it pulls
     /// most of the row's cache lines in to use a few bytes of each. The parts of one split
@@ -182,7 +197,7 @@ impl Solver<'_> {
     /// exactly the one its set gets alone.
     pub(crate) fn floors_together(
         &self,
-        sets: &[(&[AnswerId], u32, HardState)],
+        sets: &[(&[AnswerId], (u32, u32), HardState)],
         depth: u32,
         inherited: Option<&[GuessId]>,
         parts: Option<&[u8]>,
@@ -194,7 +209,10 @@ impl Solver<'_> {
         let cap = |g| self.table.parts(g);
         let mut leans: Vec<Lean<'_, _>> = sets
             .iter()
-            .map(|&(set, ceiling, _)| Lean::new(set, &cap, depth, ceiling))
+            .map(|&(set, span, _)| Lean {
+                cells: self.cell_caps(set),
+                ..Lean::new(set, &cap, depth, span)
+            })
             .collect();
         // Each set's own candidates first, set by set: they are few, and differ between sets.
         for (lean, (set, _, hard)) in leans.iter_mut().zip(sets) {
@@ -234,11 +252,17 @@ impl Solver<'_> {
         }
         let pairs = leans.iter().map(|lean| lean.pairs).sum();
         self.stats.scanned_pairs.fetch_add(pairs, Ordering::Relaxed);
-        leans.iter().map(|lean| lean.floor).collect()
+        leans.iter().map(Lean::floor).collect()
     }
 }
 
 impl Solver<'_> {
+    /// The cell caps of `set` for a lean scan, for sets large enough to repay working them out.
+    fn cell_caps(&self, set: &[AnswerId]) -> Option<(CellCaps, &[[Cell; BOARD]])> {
+        (self.cell_caps && set.len() >= CELL_CAPS_MIN)
+            .then(|| (CellCaps::of(self.game, set), self.cells_of.as_slice()))
+    }
+
     /// The candidates of `set` that may be guessed there: every lean scan reads them first.
     fn allowed_candidates(&self, set: &[AnswerId], hard: &HardState) -> Vec<GuessId> {
         let words = self.game.guesses();
@@ -275,13 +299,18 @@ impl Solver<'_> {
 }
 
 impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
-    /// A scan of `set` that reports floors at or above `ceiling` as `ceiling`.
-    fn new(set: &'s [AnswerId], cap: C, depth: u32, ceiling: u32) -> Self {
+    /// A scan of `set` that reports floors at or above `ceiling` as `ceiling`, and floors
+    /// at or below `least` as `least`.
+    fn new(set: &'s [AnswerId], cap: C, depth: u32, (least, ceiling): (u32, u32)) -> Self {
+        let n = set.len() as u32;
         Lean {
             set,
             local_set: None,
+            cells: None,
             cap,
             depth,
+            // Every guess costs at least 2n − 1: a scan finds none lower.
+            least: least.max(2 * n - 1),
             floor: ceiling.min(INFEASIBLE),
             seen: Box::new([[0; 4]; BLOCK]),
             repeats: [0; BLOCK],
@@ -412,13 +441,25 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
 
     fn may_lower_by(&self, guess: GuessId, within: Option<u8>, limit: u32) -> bool {
         // A guess's parts over the parent are never more than over all answers.
-        let cap = within.map_or_else(|| (self.cap)(guess), u32::from);
+        let mut cap = within.map_or_else(|| (self.cap)(guess), u32::from);
+        if let Some((cells, words)) = &self.cells {
+            cap = cap.min(cells.cap(&words[guess as usize]));
+        }
         (self.set.len() as u32).saturating_sub(cap) < limit
     }
 
+    /// The floor found, or `least` when it is lower.
+    fn floor(&self) -> u32 {
+        self.floor.max(self.least)
+    }
+
     /// Repeats that make a guess useless: base + c ≥ floor, where `base` is the bound of a
-    /// perfect split; with two guesses left any repeat leaves an answer unfound.
+    /// perfect split; with two guesses left any repeat leaves an answer unfound. None once
+    /// the floor is down to the bound the caller holds.
     fn limit(&self, base: u32) -> u32 {
+        if self.floor <= self.least {
+            return 0;
+        }
         let limit = self.floor.saturating_sub(base);
         if self.depth == 2 {
             limit.min(1)
@@ -519,14 +560,22 @@ mod tests {
             let full = solver.scan(&set, depth, &hard, None, 0).floor;
             let lean = solver.floor(&set, (depth, INFEASIBLE), &hard, None, None);
             assert_eq!(lean, full, "{mode:?} depth {depth} set {set:?}");
-            // Under a ceiling: the floor when it is below, else the ceiling itself.
+            // Under a ceiling: the floor when it is below, else the ceiling itself (or 2n − 1,
+            // below which no guess goes).
+            let n = set.len() as u32;
             for ceiling in [full.saturating_sub(1), full, full.saturating_add(1)] {
                 let capped = solver.floor(&set, (depth, ceiling), &hard, None, None);
                 assert_eq!(
                     capped,
-                    full.min(ceiling),
+                    full.min(ceiling).max(2 * n - 1),
                     "{mode:?} ceiling {ceiling} set {set:?}"
                 );
+            }
+            // Above a bound already held: the floor when it is above, else that bound.
+            for least in [full.saturating_sub(1), full, full.saturating_add(1)] {
+                let at = (depth, least, INFEASIBLE);
+                let floor = solver.floor_with(&set, at, &hard, (None, None, None));
+                assert_eq!(floor, full.max(least), "{mode:?} least {least} set {set:?}");
             }
         }
     }
@@ -609,11 +658,11 @@ mod tests {
                         .zip(&alone)
                         .map(|(i, &floor)| [INFEASIBLE, floor, floor.saturating_sub(1)][i % 3])
                         .collect();
-                    let sets: Vec<(&[AnswerId], u32, HardState)> = group
+                    let sets: Vec<(&[AnswerId], (u32, u32), HardState)> = group
                         .iter()
                         .zip(&ceilings)
                         .map(|((_, set, _, hard), &ceiling)| {
-                            (set.as_slice(), ceiling, hard.clone())
+                            (set.as_slice(), (0, ceiling), hard.clone())
                         })
                         .collect();
                     let together = solver.floors_together(&sets, depth, pool, parts);
@@ -661,6 +710,7 @@ mod tests {
                     for ceiling in [INFEASIBLE, 2 * part.len() as u32 + 1] {
                         let at = (depth - 1, ceiling);
                         let from_table = solver.floor(part, at, child_hard, pool.0, pool.1);
+                        let at = (at.0, 0, at.1);
                         let local_floor =
                             solver.floor_with(part, at, child_hard, (pool.0, pool.1, Some(&local)));
                         assert_eq!(local_floor, from_table, "{mode:?} part {part:?}");
@@ -684,7 +734,7 @@ mod tests {
         (start, base): (u32, u32),
         cap: impl Fn(GuessId) -> u32,
     ) -> u32 {
-        let mut lean = Lean::new(set, cap, 4, start);
+        let mut lean = Lean::new(set, cap, 4, (0, start));
         if set.len() >= ROW_READ_MIN {
             lean.rows(super::Columns::Table(solver.table), guesses, None, base);
         } else {

@@ -12,6 +12,7 @@
 //! whatever the thread count or the memo contents.
 
 pub mod bounds;
+mod cells;
 mod depth;
 mod dominance;
 mod floor;
@@ -205,6 +206,9 @@ pub struct Solver<'g> {
     depth_capacity: fn(u32, u32) -> u64,
     salt: [u8; 9],
     every_guess: Vec<GuessId>,
+    /// The most patterns any guess shows over all the answers: no guess splits any set into
+    /// more parts, so it bounds the branching below a node no scan has measured.
+    widest_split: u32,
     /// Hard mode's allowed-guess sets (`None` in the other modes).
     hard_masks: Option<HardMasks>,
     /// The last nodes' order scans, for slices of one part.
@@ -217,6 +221,11 @@ pub struct Solver<'g> {
     /// Whether searches drop guesses a finer guess beats; a field so that a test can compare
     /// the search with and without.
     prune_dominated: bool,
+    /// Whether lean scans cap guesses by their cells (see the `cells` module); a field so
+    /// that a test can compare floors with and without.
+    cell_caps: bool,
+    /// Each guess's cells as the cell caps table them (see the `cells` module).
+    cells_of: Vec<[cells::Cell; crate::word::BOARD]>,
     /// Search counters.
     pub stats: Stats,
 }
@@ -253,11 +262,17 @@ impl<'g> Solver<'g> {
             depth_capacity: bounds::capacity,
             salt,
             every_guess: (0..game.guesses().len() as GuessId).collect(),
+            widest_split: (0..game.guesses().len() as GuessId)
+                .map(|g| table.parts(g))
+                .max()
+                .unwrap_or(0),
             hard_masks,
             order_scans: order_cache::OrderScans::default(),
             slice_children: order_cache::OrderScans::default(),
             live_index: std::sync::OnceLock::new(),
             prune_dominated: true,
+            cell_caps: true,
+            cells_of: cells::cells_of(game),
             stats: Stats::default(),
         }
     }

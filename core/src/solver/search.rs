@@ -194,12 +194,13 @@ impl Solver<'_> {
     }
 
     /// A lower bound for a part without searching below it: the memo's, or else the best
-    /// guess bound of one scan (which the memo then keeps), read only as far as `ceiling`:
-    /// the value at which the caller gives up on the guess whatever the bound is beyond it.
+    /// guess bound of one scan (which the memo then keeps), read only between `least`, the
+    /// bound the caller holds, and `ceiling`, the value at which the caller gives up on the
+    /// guess whatever the bound is beyond it.
     fn quick_bound(
         &self,
         set: &[AnswerId],
-        (depth, ceiling): (u32, u32),
+        (depth, least, ceiling): (u32, u32, u32),
         hard: &HardState,
         pool: (Option<&[GuessId]>, Option<&[u8]>, Option<&LocalPatterns>),
     ) -> u32 {
@@ -207,7 +208,7 @@ impl Solver<'_> {
             Ok(bound) => bound,
             Err(key) => {
                 let depth = depth.min(set.len() as u32);
-                let floor = self.floor_with(set, (depth, ceiling), hard, pool);
+                let floor = self.floor_with(set, (depth, least, ceiling), hard, pool);
                 self.remember_floor(key, floor);
                 floor
             }
@@ -391,11 +392,11 @@ impl Solver<'_> {
                     Err(key) => pending.push((index, key, child_hard)),
                 }
             }
-            let sets: Vec<(&[AnswerId], u32, HardState)> = pending
+            let sets: Vec<(&[AnswerId], (u32, u32), HardState)> = pending
                 .iter()
                 .map(|(index, _, child_hard)| {
-                    let part = parts[*index].1.as_slice();
-                    (part, sum.ceiling(bounds[*index]), child_hard.clone())
+                    let (part, bound) = (parts[*index].1.as_slice(), bounds[*index]);
+                    (part, (bound, sum.ceiling(bound)), child_hard.clone())
                 })
                 .collect();
             let floors = self.floors_together(&sets, depth - 1, pool, here.pool_parts);
@@ -415,7 +416,7 @@ impl Solver<'_> {
             let child_hard = self.child_hard(hard, word, *pattern);
             let tighter = self.quick_bound(
                 part,
-                (depth - 1, sum.ceiling(*bound)),
+                (depth - 1, *bound, sum.ceiling(*bound)),
                 &child_hard,
                 (pool, here.pool_parts, here.local),
             );
@@ -528,10 +529,15 @@ impl Solver<'_> {
         if node.guesses_left == 0 || (node.guesses_left == 1 && !wins_outright) {
             return Outcome::AtLeast(INFEASIBLE);
         }
-        let lower: u32 = n + parts
+        // Each part costs at least what filling its levels costs, no guess splitting any set
+        // more widely than any guess splits all the answers.
+        let part_bound =
+            |p: &Vec<AnswerId>| min_total(p.len() as u32, node.guesses_left - 1, self.widest_split);
+        let lower = parts
             .iter()
-            .map(|(_, p)| 2 * p.len() as u32 - 1)
-            .sum::<u32>();
+            .map(|(_, p)| part_bound(p))
+            .fold(n, |sum, bound| sum.saturating_add(bound))
+            .min(INFEASIBLE);
         if lower >= beta {
             return Outcome::AtLeast(lower);
         }
@@ -545,7 +551,7 @@ impl Solver<'_> {
                 pool: None,
                 pool_parts: None,
                 local: None,
-                branching: u32::MAX,
+                branching: self.widest_split,
                 skipped_floor: INFEASIBLE,
                 halt,
             };
@@ -571,7 +577,7 @@ impl Solver<'_> {
         let values: Vec<Outcome> = parts
             .par_iter()
             .map(|(pattern, part)| {
-                let own = 2 * part.len() as u32 - 1;
+                let own = part_bound(part);
                 let hard = self.child_hard(&node.hard, word, *pattern);
                 let outcome = self.solve(
                     part,
