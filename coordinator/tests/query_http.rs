@@ -47,6 +47,7 @@ const TEST_LIMITS: WebLimits = WebLimits {
     request_timeout: Duration::from_secs(2),
     header_timeout: Duration::from_millis(300),
     max_connections: 64,
+    connections_per_address: 64,
 };
 
 struct Served {

@@ -217,6 +217,8 @@ pub struct Solver<'g> {
     /// Whether searches drop guesses a finer guess beats; a field so that a test can compare
     /// the search with and without.
     prune_dominated: bool,
+    /// The halt every search obeys when given none (see [`Solver::halting_on`]).
+    halt: Option<Arc<Halt>>,
     /// Search counters.
     pub stats: Stats,
 }
@@ -258,6 +260,7 @@ impl<'g> Solver<'g> {
             slice_children: order_cache::OrderScans::default(),
             live_index: std::sync::OnceLock::new(),
             prune_dominated: true,
+            halt: None,
             stats: Stats::default(),
         }
     }
