@@ -50,7 +50,8 @@ pub enum ServiceError {
     /// The solve needed more work than one request may cause here.
     #[error(
         "too costly to solve here: the answer needs more than {:.1} s of solving, the most one \
-         request may take on this server (`hakase query` solves it on your own machine)",
+         request may take on this server (`hakase query` or `hakase review` solves it on your own \
+         machine)",
         time.as_secs_f64()
     )]
     TooCostly {
