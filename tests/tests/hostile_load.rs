@@ -354,14 +354,16 @@ fn idle_connections_past_the_descriptors_neither_spin_the_server_nor_keep_others
     assert_eq!(runs.runs.len(), 1);
     // Every idle connection is closed by the server (each read sees the end or an error).
     let closed = std::sync::atomic::AtomicUsize::new(0);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
     std::thread::scope(|scope| {
         for chunk in idle.chunks(50) {
             let closed = &closed;
             scope.spawn(move || {
                 for stream in chunk {
                     let mut stream = stream;
+                    let left = deadline.saturating_duration_since(std::time::Instant::now());
                     stream
-                        .set_read_timeout(Some(Duration::from_secs(30)))
+                        .set_read_timeout(Some(left.max(Duration::from_millis(10))))
                         .expect("a timeout");
                     let mut buf = [0u8; 256];
                     loop {
@@ -453,4 +455,86 @@ async fn connect_from_other(addr: SocketAddr) -> tokio::net::TcpStream {
         .await
         .expect("connecting in time")
         .expect("connecting")
+}
+
+/// Case 5: the coordinator's disk fills up mid-run (here: a 600 KiB limit on the size of
+/// each file it writes, which the database reaches about a fifth of the way through
+/// pokemon-today's ranking). The coordinator must say so at once in its log, take no more
+/// work and exit non-zero. Before the fix it stalled silently: `hakase status` said
+/// running with an ETA, the worker's reports got no answer, and the error was printed only
+/// at SIGTERM.
+#[test]
+fn a_full_disk_stops_the_coordinator_loudly() {
+    let dir = Scratch::new("full-disk");
+    let db = dir.join("db");
+    let err = dir.join("coordinator.err");
+    let mut coordinator = Command::new("bash")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 600 && exec \"$0\" \"$@\"")
+        .arg(hakase_bin())
+        .args([
+            "coordinator",
+            "--game",
+            "pokemon-today",
+            "--rank-all",
+            "--listen",
+            "127.0.0.1:0",
+            "--linger-secs",
+            "1",
+            "--db",
+        ])
+        .arg(&db)
+        .env("HAKASE_TOKEN", hakase_tests::TOKEN)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(dir.join("coordinator.out")).expect("stdout file"))
+        .stderr(std::fs::File::create(&err).expect("stderr file"))
+        .spawn()
+        .expect("starting the coordinator");
+    let url = wait_for(Duration::from_secs(60), "the coordinator to listen", || {
+        read(&err)
+            .lines()
+            .find_map(|l| l.strip_prefix("hakase coordinator listening on "))
+            .map(|addr| format!("http://{}", addr.trim()))
+    });
+    let _worker = hakase_tests::start_worker(&dir, "worker", &url, &[]);
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = coordinator.try_wait().expect("waiting") {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(180) {
+            let _ = coordinator.kill();
+            let _ = coordinator.wait();
+            panic!(
+                "the coordinator was still running 180 s after its disk filled up:\n{}",
+                tail(&read(&err), 5)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let log = read(&err);
+    assert!(
+        !status.success(),
+        "the coordinator exited 0:\n{}",
+        tail(&log, 5)
+    );
+    assert!(
+        log.lines()
+            .any(|l| l.contains("ERROR") && l.contains("storage fault")),
+        "no storage fault logged:\n{}",
+        tail(&log, 5)
+    );
+    assert!(
+        log.lines()
+            .last()
+            .is_some_and(|l| l.starts_with("error: storage fault") && l.contains("resume")),
+        "the last line does not say what happened:\n{}",
+        tail(&log, 5)
+    );
+}
+
+/// The last `n` lines of `text`.
+fn tail(text: &str, n: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
 }

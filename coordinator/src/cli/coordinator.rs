@@ -307,6 +307,12 @@ impl Coordinator {
         ));
         stop.store(true, Ordering::Relaxed);
         engine.poke();
+        if let Err(fault) = engine.check_storage() {
+            // A sync the disk refused never returns: neither wait for the threads stuck in
+            // one nor try another. Everything acknowledged before the fault is on disk.
+            runtime.shutdown_timeout(Duration::from_secs(2));
+            return Err(fault.into());
+        }
         let _ = driver.join();
         engine.flush().context("flushing the run database")?;
         let result = self.finish(finished, &engine, &db, out);

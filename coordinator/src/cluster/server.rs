@@ -136,6 +136,7 @@ fn to_status(err: ClusterError) -> Status {
         ClusterError::UnknownWorker(_) => Status::unauthenticated(err.to_string()),
         ClusterError::NotHeld(_) => Status::not_found(err.to_string()),
         ClusterError::Busy(_) => Status::resource_exhausted(err.to_string()),
+        ClusterError::StorageFault(_) => Status::unavailable(err.to_string()),
         other => Status::internal(other.to_string()),
     }
 }

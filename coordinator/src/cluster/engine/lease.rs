@@ -84,6 +84,7 @@ impl Engine {
     /// of handing the job to another worker. Without this, the leases of the last moments
     /// before a kill were lost, and jobs a worker still held were computed twice.
     pub fn lease(&self, worker: u64, max: usize) -> Result<Option<Vec<Leased>>, ClusterError> {
+        self.check_storage()?;
         let Some((out, wrote)) = self.store_lease(worker, max)? else {
             return Ok(None);
         };
@@ -100,6 +101,7 @@ impl Engine {
         worker: u64,
         max: usize,
     ) -> Result<Option<Vec<Leased>>, ClusterError> {
+        self.check_storage()?;
         Ok(self.store_lease(worker, max)?.map(|(out, _)| out))
     }
 

@@ -493,6 +493,14 @@ impl Engine {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Refuses new work once the run database could not be written (see [`Store::fault`]).
+    pub fn check_storage(&self) -> Result<(), ClusterError> {
+        match self.store.fault() {
+            Some(why) => Err(ClusterError::StorageFault(why)),
+            None => Ok(()),
+        }
+    }
+
     /// The lease duration workers are told.
     pub fn lease_duration(&self) -> Duration {
         self.params.lease
@@ -518,6 +526,7 @@ impl Engine {
         slots: usize,
         token: Option<&str>,
     ) -> Result<Registration, ClusterError> {
+        self.check_storage()?;
         let mut state = self.lock();
         let id = state.next_worker;
         if token.is_some_and(|t| state.quarantined_tokens.contains(t)) {

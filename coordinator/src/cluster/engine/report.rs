@@ -33,6 +33,7 @@ impl Engine {
         answer: JobAnswer,
         durable: bool,
     ) -> Result<bool, ClusterError> {
+        self.check_storage()?;
         let Answered {
             spec,
             previous,
