@@ -125,6 +125,7 @@ impl Engine {
         if pace.last_expiry.elapsed() >= pace.tick {
             pace.last_expiry = Instant::now();
             self.expire(&mut state);
+            self.forget_phantoms(&mut state);
             self.recut_long(&mut state);
         }
         let here = if rechecking.load(Ordering::Relaxed) {

@@ -103,7 +103,7 @@ impl Engine {
         if state.quarantined.contains(&worker) {
             return Err(ClusterError::Quarantined(worker));
         }
-        if !Self::touch(&mut state, worker) {
+        if !Self::activate(&mut state, worker) {
             return Err(ClusterError::UnknownWorker(worker));
         }
         let recheck = state
