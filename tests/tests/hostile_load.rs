@@ -538,3 +538,366 @@ fn tail(text: &str, n: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(n)..].join("\n")
 }
+
+/// A coordinator that lies about its game: it registers every worker for `games` in turn and
+/// answers every lease with "the run changed", so the worker registers again.
+struct ShiftyCoordinator {
+    games: Vec<(hakase_proto::v1::GameSpec, String)>,
+    registrations: std::sync::atomic::AtomicUsize,
+}
+
+#[tonic::async_trait]
+impl hakase_proto::v1::cluster_server::Cluster for ShiftyCoordinator {
+    type WatchIncumbentStream = std::pin::Pin<
+        Box<
+            dyn tonic::codegen::tokio_stream::Stream<
+                    Item = Result<hakase_proto::v1::Incumbent, tonic::Status>,
+                > + Send,
+        >,
+    >;
+
+    async fn register(
+        &self,
+        _: tonic::Request<hakase_proto::v1::RegisterRequest>,
+    ) -> Result<tonic::Response<hakase_proto::v1::RegisterReply>, tonic::Status> {
+        let n = self
+            .registrations
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (game, fingerprint) = self.games[n % self.games.len()].clone();
+        Ok(tonic::Response::new(hakase_proto::v1::RegisterReply {
+            worker_id: 1,
+            fingerprint,
+            game: Some(game),
+            lease_ms: 30_000,
+            run_id: format!("run-{n}"),
+            puzzle_batch: false,
+            secret: "s".into(),
+            options: Some(hakase_proto::options::solver_options(
+                &hakase_core::solver::SolverConfig::default(),
+            )),
+        }))
+    }
+
+    async fn lease(
+        &self,
+        _: tonic::Request<hakase_proto::v1::LeaseRequest>,
+    ) -> Result<tonic::Response<hakase_proto::v1::LeaseReply>, tonic::Status> {
+        Err(tonic::Status::failed_precondition("the run changed"))
+    }
+
+    async fn heartbeat(
+        &self,
+        _: tonic::Request<hakase_proto::v1::HeartbeatRequest>,
+    ) -> Result<tonic::Response<hakase_proto::v1::HeartbeatReply>, tonic::Status> {
+        Err(tonic::Status::failed_precondition("the run changed"))
+    }
+
+    async fn complete(
+        &self,
+        _: tonic::Request<hakase_proto::v1::CompleteRequest>,
+    ) -> Result<tonic::Response<hakase_proto::v1::CompleteReply>, tonic::Status> {
+        Err(tonic::Status::failed_precondition("the run changed"))
+    }
+
+    async fn watch_incumbent(
+        &self,
+        _: tonic::Request<hakase_proto::v1::WatchIncumbentRequest>,
+    ) -> Result<tonic::Response<Self::WatchIncumbentStream>, tonic::Status> {
+        Err(tonic::Status::unimplemented("no incumbent"))
+    }
+}
+
+/// A game of `n` made-up five-letter words (every word a guess and an answer).
+fn made_up_game(n: usize, seed: usize) -> (hakase_proto::v1::GameSpec, String) {
+    let words: Vec<String> = (0..n)
+        .map(|i| {
+            let mut k = i * 7 + seed;
+            (0..5)
+                .map(|_| {
+                    let c = (b'a' + (k % 26) as u8) as char;
+                    k /= 26;
+                    c
+                })
+                .collect()
+        })
+        .collect();
+    let game = hakase_core::Game::new(
+        &format!("made-up-{seed}"),
+        hakase_core::WordListInput::from_words("guesses", &words),
+        hakase_core::WordListInput::from_words("answers", &words),
+        6,
+        hakase_core::PatternStyle::Letters,
+    )
+    .expect("a game");
+    (
+        hakase_proto::game::to_spec(&game),
+        game.fingerprint().to_string(),
+    )
+}
+
+/// Serves `coordinator` on a free port of 127.0.0.1 on `runtime`; its URL.
+fn serve_fake(runtime: &tokio::runtime::Runtime, coordinator: ShiftyCoordinator) -> String {
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .expect("a port");
+    let addr = listener.local_addr().expect("its address");
+    runtime.spawn(
+        tonic::transport::Server::builder()
+            .add_service(
+                hakase_proto::v1::cluster_server::ClusterServer::new(coordinator)
+                    .max_encoding_message_size(hakase_proto::MAX_MESSAGE_BYTES),
+            )
+            .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener)),
+    );
+    format!("http://{addr}")
+}
+
+/// Waits for `worker` to exit, at most `limit`; its status, or `None` if it still runs.
+fn exits_within(worker: &mut Proc, limit: Duration) -> Option<std::process::ExitStatus> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < limit {
+        if let Some(status) = worker.exited() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    None
+}
+
+/// Case 8: a coordinator that sends a game larger than the worker's memory budget is refused
+/// before any table is built (the budget here 16 MiB by `HAKASE_MAX_GAME_MIB`, the game's
+/// tables 128 MB). Before the fix the worker built whatever it was sent (4.2 GB for a
+/// 46,340-word game).
+#[test]
+fn a_game_past_the_workers_memory_budget_is_refused() {
+    let dir = Scratch::new("big-game");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let url = serve_fake(
+        &runtime,
+        ShiftyCoordinator {
+            games: vec![made_up_game(8_000, 1)],
+            registrations: Default::default(),
+        },
+    );
+    let cache = dir.join("cache").to_string_lossy().to_string();
+    let mut worker = Command::new(hakase_bin())
+        .args([
+            "worker",
+            "--connect",
+            &url,
+            "--threads",
+            "1",
+            "--cache",
+            &cache,
+        ])
+        .env("HAKASE_TOKEN", hakase_tests::TOKEN)
+        .env("HAKASE_MAX_GAME_MIB", "16")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("worker.err")).expect("stderr file"))
+        .spawn()
+        .expect("starting the worker");
+    let started = std::time::Instant::now();
+    let mut peak_kib = 0;
+    let status = loop {
+        if let Some(status) = worker.try_wait().expect("waiting") {
+            break Some(status);
+        }
+        peak_kib = peak_kib.max(rss_kib(worker.id()));
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = worker.kill();
+            let _ = worker.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let log = read(&dir.join("worker.err"));
+    eprintln!("peak RSS {} MiB", peak_kib / 1024);
+    let status = status.unwrap_or_else(|| {
+        panic!(
+            "the worker still ran after 60 s (peak RSS {} MiB):\n{}",
+            peak_kib / 1024,
+            tail(&log, 5)
+        )
+    });
+    assert!(!status.success());
+    assert!(
+        log.contains("more than this worker's --max-game-mib 16"),
+        "{}",
+        tail(&log, 5)
+    );
+    assert!(peak_kib < 100 * 1024, "peak RSS {} MiB", peak_kib / 1024);
+}
+
+/// Case 8: a coordinator that sends another game at every registration (and makes the
+/// worker register again at once) is given up on after a few games, with waits growing in
+/// between. Before the fix the worker re-registered for ever (17 times in 40 s).
+#[test]
+fn a_coordinator_that_keeps_changing_its_game_is_given_up_on() {
+    let dir = Scratch::new("shifty");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let url = serve_fake(
+        &runtime,
+        ShiftyCoordinator {
+            games: vec![made_up_game(40, 1), made_up_game(40, 2)],
+            registrations: Default::default(),
+        },
+    );
+    let cache = dir.join("cache").to_string_lossy().to_string();
+    let mut worker = Proc::start(
+        &dir,
+        "worker",
+        &[
+            "worker",
+            "--connect",
+            &url,
+            "--threads",
+            "1",
+            "--cache",
+            &cache,
+        ],
+    );
+    let status = exits_within(&mut worker, Duration::from_secs(90)).unwrap_or_else(|| {
+        panic!(
+            "the worker still registered after 90 s:\n{}",
+            tail(&worker.errors(), 5)
+        )
+    });
+    assert!(!status.success());
+    assert!(
+        worker.errors().contains("changed its game"),
+        "{}",
+        tail(&worker.errors(), 5)
+    );
+}
+
+/// The resident memory of a process in KiB (0 once it is gone).
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+            line.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+/// Case 9, the smaller holes: a word list with a NUL byte, a tokens file giving two workers
+/// one token or a token of one repeated letter, a worker name that would forge log lines, and
+/// a flood of wrong tokens (logged, then refused). Before the fix each was accepted silently.
+#[test]
+fn the_smaller_holes_are_closed() {
+    use hakase_proto::client::{channel, Auth};
+    use hakase_proto::v1::cluster_client::ClusterClient;
+    use hakase_proto::v1::RegisterRequest;
+
+    let dir = Scratch::new("smaller-holes");
+    let s = |p: &Path| p.to_string_lossy().to_string();
+    // NUL bytes are no letters.
+    let list = dir.join("nul.txt");
+    std::fs::write(&list, "crane\nsla\0e\ntrace\n").expect("the list");
+    let mut solve = Proc::start(
+        &dir,
+        "solve-nul",
+        &["solve", "--answers", &s(&list), "--guesses", &s(&list)],
+    );
+    assert!(
+        !solve.wait(Duration::from_secs(60)).success(),
+        "a NUL byte became a letter"
+    );
+    assert!(
+        solve.errors().contains("control character U+0000"),
+        "{}",
+        solve.errors()
+    );
+    // Tokens files: one token for two names, or a token anyone guesses, refuse to start.
+    for (name, text) in [
+        (
+            "same",
+            "a test-token-7f3a-5c0e9b21\nb test-token-7f3a-5c0e9b21\n",
+        ),
+        ("weak", "a aaaaaaaaaaaaaaaa\n"),
+    ] {
+        let file = dir.join(&format!("{name}.tokens"));
+        std::fs::write(&file, text).expect("a tokens file");
+        let mut coordinator = Proc::start(
+            &dir,
+            &format!("coordinator-{name}"),
+            &[
+                "coordinator",
+                "--game",
+                "pokemon-gen:1",
+                "--listen",
+                "127.0.0.1:0",
+                "--db",
+                &s(&dir.join(&format!("db-{name}"))),
+                "--tokens-file",
+                &s(&file),
+            ],
+        );
+        let status = exits_within(&mut coordinator, Duration::from_secs(30));
+        assert!(
+            status.is_some_and(|s| !s.success()),
+            "a tokens file with {name} tokens was accepted:\n{}",
+            tail(&coordinator.errors(), 3)
+        );
+    }
+    // A worker name with a newline and an escape is refused; wrong tokens are logged, then
+    // refused for the address.
+    let (coordinator, url) = hakase_tests::start_coordinator(
+        &dir,
+        "coordinator",
+        &dir.join("db"),
+        &["--game", "pokemon-gen:1"],
+    );
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let (forged, codes) = runtime.block_on(async {
+        let ch = channel(&url, None, None).expect("a channel");
+        let mut honest = ClusterClient::with_interceptor(
+            ch.clone(),
+            Auth::new(hakase_tests::TOKEN).expect("auth"),
+        );
+        let forged = honest
+            .register(RegisterRequest {
+                worker_name: "w\n2026-01-01T00:00:00Z  INFO forged line \u{1b}[31m".into(),
+                fingerprint: String::new(),
+                threads: 1,
+            })
+            .await
+            .map(|_| ())
+            .map_err(|s| s.code());
+        let mut wrong =
+            ClusterClient::with_interceptor(ch, Auth::new("wrong-token-0123456789").expect("auth"));
+        let mut codes = Vec::new();
+        for _ in 0..30 {
+            let code = wrong
+                .register(RegisterRequest {
+                    worker_name: "guesser".into(),
+                    fingerprint: String::new(),
+                    threads: 1,
+                })
+                .await
+                .map(|_| tonic::Code::Ok)
+                .unwrap_or_else(|s| s.code());
+            codes.push(code);
+        }
+        (forged, codes)
+    });
+    assert_eq!(forged, Err(tonic::Code::InvalidArgument));
+    let unauthenticated = codes
+        .iter()
+        .filter(|c| **c == tonic::Code::Unauthenticated)
+        .count();
+    let throttled = codes
+        .iter()
+        .filter(|c| **c == tonic::Code::ResourceExhausted)
+        .count();
+    assert_eq!((unauthenticated, throttled), (20, 10), "{codes:?}");
+    let log = coordinator.errors();
+    assert!(
+        log.contains("refused a call with a missing or wrong token"),
+        "{}",
+        tail(&log, 5)
+    );
+    assert!(!log.contains("forged line"), "{}", tail(&log, 5));
+}

@@ -179,6 +179,12 @@ impl Cluster for Services {
                 "worker_name longer than 256 bytes",
             ));
         }
+        if request.worker_name.chars().any(char::is_control) {
+            // A newline or an escape would forge lines or colours in the coordinator's log.
+            return Err(Status::invalid_argument(
+                "worker_name holds a control character (a newline, an escape, ...)",
+            ));
+        }
         let slots = request.threads.clamp(1, 4096) as usize;
         // The record is synced before the reply: blocking work, off the async threads.
         let engine = self.engine.clone();
@@ -188,7 +194,7 @@ impl Cluster for Services {
                 .map_err(|e| Status::internal(e.to_string()))?
                 .map_err(to_status)?;
         let worker_id = registration.id;
-        tracing::info!(worker_id, name = %request.worker_name, slots, "worker registered");
+        tracing::info!(worker_id, name = ?request.worker_name, slots, "worker registered");
         Ok(Response::new(RegisterReply {
             worker_id,
             secret: registration.secret,
