@@ -336,20 +336,26 @@ fn idle_connections_past_the_descriptors_neither_spin_the_server_nor_keep_others
     assert!(other.starts_with("HTTP/1.1 200"), "{other:.200}");
     let runtime = tokio::runtime::Runtime::new().expect("a runtime");
     let runs = runtime.block_on(async {
-        let grpc = served.grpc;
-        let connector = tower::service_fn(move |_: tonic::transport::Uri| async move {
-            Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(connect_from_other(grpc).await))
-        });
-        let channel = tonic::transport::Endpoint::from_static("http://hakase")
-            .connect_with_connector(connector)
-            .await
-            .expect("a channel");
-        let mut client = QueryClient::new(channel);
-        tokio::time::timeout(Duration::from_secs(10), client.runs(RunsRequest {}))
-            .await
-            .expect("an answer in time")
-            .expect("runs")
-            .into_inner()
+        tokio::time::timeout(Duration::from_secs(20), async {
+            let grpc = served.grpc;
+            let connector = tower::service_fn(move |_: tonic::transport::Uri| async move {
+                Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(
+                    connect_from_other(grpc).await,
+                ))
+            });
+            let channel = tonic::transport::Endpoint::from_static("http://hakase")
+                .connect_with_connector(connector)
+                .await
+                .expect("a channel");
+            let mut client = QueryClient::new(channel);
+            tokio::time::timeout(Duration::from_secs(10), client.runs(RunsRequest {}))
+                .await
+                .expect("an answer in time")
+                .expect("runs")
+                .into_inner()
+        })
+        .await
+        .expect("another address was not served on the gRPC port within 20 s")
     });
     assert_eq!(runs.runs.len(), 1);
     // Every idle connection is closed by the server (each read sees the end or an error).
