@@ -207,11 +207,23 @@ mod tests {
 
     #[test]
     fn tokens_file_names_each_token() {
-        let text = "\u{feff}# workers\nalpha aaaaaaaaaaaaaaaaaaaa\n\nbeta bbbbbbbbbbbbbbbbbbbb\n";
+        let text = "\u{feff}# workers\nalpha a1b2c3d4e5f6a7b8c9d0\n\nbeta b1c2d3e4f5a6b7c8d9e0\n";
         let set = TokenSet::parse_file(text).unwrap();
         assert_eq!(set.len(), 2);
-        assert_eq!(set.check(b"bbbbbbbbbbbbbbbbbbbb"), Some("beta"));
-        assert_eq!(set.check(b"cccccccccccccccccccc"), None);
+        assert_eq!(set.check(b"b1c2d3e4f5a6b7c8d9e0"), Some("beta"));
+        assert_eq!(set.check(b"c1d2e3f4a5b6c7d8e9f0"), None);
+        // A token anyone guesses, and one token for two workers, are refused.
+        assert_eq!(
+            TokenSet::parse_file("alpha aaaaaaaaaaaaaaaaaaaa").unwrap_err(),
+            TokenError::Line {
+                line: 1,
+                why: format!("token of alpha: {}", TokenError::Weak(1))
+            }
+        );
+        assert!(matches!(
+            TokenSet::parse_file("alpha a1b2c3d4e5f6a7b8c9d0\nbeta a1b2c3d4e5f6a7b8c9d0"),
+            Err(TokenError::Line { line: 2, .. })
+        ));
         assert_eq!(
             TokenSet::parse_file("alpha short").unwrap_err(),
             TokenError::Line {
