@@ -65,6 +65,7 @@ impl Served {
             )),
             tls: None,
             require_worker_tokens: false,
+            limits: hakase_coordinator::serving::PortLimits::COORDINATOR,
         };
         let (quit, quit_rx) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn({

@@ -130,6 +130,17 @@ pub enum Error {
         /// The largest table hakase builds, in GiB.
         limit_gib: usize,
     },
+    /// A word with a control character (NUL, an escape, a tab inside the word): never a
+    /// letter, and in a log or a terminal it could pass for something else.
+    #[error("{list}: line {line}: the word holds the control character U+{code:04X}")]
+    ControlCharacter {
+        /// The list's name or path, as the user gave it.
+        list: String,
+        /// The 1-based line in the list.
+        line: usize,
+        /// The character's code point.
+        code: u32,
+    },
     /// Preset names and generation ranges are typed by users.
     #[error("unknown game {name:?}: {why}")]
     UnknownGame {

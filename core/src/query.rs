@@ -5,6 +5,8 @@
 //! something else, the optimum for the new situation is computed on the spot with the exact
 //! solver, and the answer says so. Everything here is pure: callers load runs and print.
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use thiserror::Error;
 
@@ -13,7 +15,7 @@ use crate::error::Error;
 use crate::game::{AnswerId, Game, GuessId};
 use crate::history::{filter, open_parts, partition, Step};
 use crate::solver::hard::HardState;
-use crate::solver::{Mode, Node, Objective, Solution, Solver, SolverConfig};
+use crate::solver::{Halt, Mode, Node, Objective, Solution, Solver, SolverConfig};
 use crate::table::FeedbackTable;
 use crate::tree::Tree;
 
@@ -78,6 +80,10 @@ pub enum QueryError {
         /// The limit in force.
         limit: usize,
     },
+    /// The on-the-spot solve was given up before it ended: its caller left, or it needed more
+    /// work than its budget (see [`Oracle::with_halt`]).
+    #[error("the solve was given up before it ended")]
+    Halted,
 }
 
 /// Where an answer came from: the stored proven tree, or a solve made for this question.
@@ -191,6 +197,7 @@ pub struct Oracle<'a> {
     tree: &'a Tree,
     memo_entries: usize,
     solve_limit: usize,
+    halt: Option<Arc<Halt>>,
 }
 
 /// Where a history leads: candidates, the stored subtree if still on it, hard-mode state.
@@ -222,6 +229,7 @@ impl<'a> Oracle<'a> {
             tree,
             memo_entries: ON_THE_SPOT_MEMO_ENTRIES,
             solve_limit: usize::MAX,
+            halt: None,
         })
     }
 
@@ -230,6 +238,22 @@ impl<'a> Oracle<'a> {
     pub fn with_solve_limit(mut self, limit: usize) -> Oracle<'a> {
         self.solve_limit = limit;
         self
+    }
+
+    /// The same oracle giving up its on-the-spot solves once `halt` is set or its budget is
+    /// spent (see [`Solver::halting_on`]); such a solve answers [`QueryError::Halted`].
+    pub fn with_halt(mut self, halt: Arc<Halt>) -> Oracle<'a> {
+        self.halt = Some(halt);
+        self
+    }
+
+    /// [`QueryError::Halted`] when this oracle's halt is set: whatever a solve answered
+    /// then means nothing.
+    fn check_halt(&self) -> Result<(), QueryError> {
+        match &self.halt {
+            Some(halt) if halt.is_halted() => Err(QueryError::Halted),
+            _ => Ok(()),
+        }
     }
 
     /// True when the history follows the stored tree all the way (cheap: no validation), so
@@ -328,6 +352,7 @@ impl<'a> Oracle<'a> {
             hard: position.hard,
         };
         let tree = self.solve_here(&node);
+        self.check_halt()?;
         if let Some(tree) = &tree {
             let eval = tree.evaluate(self.game, self.table, &node.candidates);
             answer.guess = Some(tree.guess);
@@ -447,12 +472,16 @@ impl<'a> Oracle<'a> {
     }
 
     fn solver(&self) -> Solver<'a> {
-        Solver::new(
+        let solver = Solver::new(
             self.game,
             self.table,
             self.config.clone(),
             self.memo_entries,
-        )
+        );
+        match &self.halt {
+            Some(halt) => solver.halting_on(halt.clone()),
+            None => solver,
+        }
     }
 
     /// The budgets to try at a node: the objective "worst" wants the smallest that wins,
@@ -512,10 +541,12 @@ impl<'a> Oracle<'a> {
     fn solve_with_first(&self, first: GuessId) -> Result<Tree, QueryError> {
         let solver = self.solver();
         let cap = self.guess_cap();
-        self.budgets_with_first(&solver, first, cap)
+        let tree = self
+            .budgets_with_first(&solver, first, cap)
             .into_iter()
-            .find_map(|b| solver.tree_with_first(&solver.root(b), first))
-            .ok_or(QueryError::Infeasible { guesses_left: cap })
+            .find_map(|b| solver.tree_with_first(&solver.root(b), first));
+        self.check_halt()?;
+        tree.ok_or(QueryError::Infeasible { guesses_left: cap })
     }
 }
 

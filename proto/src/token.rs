@@ -36,6 +36,9 @@ pub enum TokenError {
         /// What is wrong.
         why: String,
     },
+    /// So few distinct characters that it is easily guessed (`aaaaaaaaaaaaaaaa`).
+    #[error("the token has only {0} distinct characters, fewer than {MIN_DISTINCT}; {TOKEN_HINT}")]
+    Weak(usize),
     /// A tokens file without any token.
     #[error("no tokens in the file (expected lines `NAME TOKEN`)")]
     NoTokens,
@@ -52,8 +55,19 @@ pub fn validate_token(token: &str) -> Result<(), TokenError> {
     if token.len() < MIN_TOKEN_LEN {
         return Err(TokenError::Short(token.len()));
     }
+    let mut seen = [false; 128];
+    let distinct = token
+        .bytes()
+        .filter(|&b| !std::mem::replace(&mut seen[usize::from(b & 0x7f)], true))
+        .count();
+    if distinct < MIN_DISTINCT {
+        return Err(TokenError::Weak(distinct));
+    }
     Ok(())
 }
+
+/// Distinct characters a token needs at least (a random hex token of 16 has about 10).
+pub const MIN_DISTINCT: usize = 6;
 
 /// The tokens a coordinator accepts, each with a name for its logs.
 #[derive(Clone, Default)]
@@ -103,6 +117,15 @@ impl TokenSet {
                 return Err(TokenError::Line {
                     line,
                     why: format!("the name {name} appears twice"),
+                });
+            }
+            if let Some((other, _)) = entries.iter().find(|(_, t)| t == token.as_bytes()) {
+                return Err(TokenError::Line {
+                    line,
+                    why: format!(
+                        "{name} has the same token as {other}: each worker needs its own, or \
+                         revoking one revokes both"
+                    ),
                 });
             }
             entries.push((name.to_string(), token.as_bytes().to_vec()));
@@ -184,11 +207,23 @@ mod tests {
 
     #[test]
     fn tokens_file_names_each_token() {
-        let text = "\u{feff}# workers\nalpha aaaaaaaaaaaaaaaaaaaa\n\nbeta bbbbbbbbbbbbbbbbbbbb\n";
+        let text = "\u{feff}# workers\nalpha a1b2c3d4e5f6a7b8c9d0\n\nbeta b1c2d3e4f5a6b7c8d9e0\n";
         let set = TokenSet::parse_file(text).unwrap();
         assert_eq!(set.len(), 2);
-        assert_eq!(set.check(b"bbbbbbbbbbbbbbbbbbbb"), Some("beta"));
-        assert_eq!(set.check(b"cccccccccccccccccccc"), None);
+        assert_eq!(set.check(b"b1c2d3e4f5a6b7c8d9e0"), Some("beta"));
+        assert_eq!(set.check(b"c1d2e3f4a5b6c7d8e9f0"), None);
+        // A token anyone guesses, and one token for two workers, are refused.
+        assert_eq!(
+            TokenSet::parse_file("alpha aaaaaaaaaaaaaaaaaaaa").unwrap_err(),
+            TokenError::Line {
+                line: 1,
+                why: format!("token of alpha: {}", TokenError::Weak(1))
+            }
+        );
+        assert!(matches!(
+            TokenSet::parse_file("alpha a1b2c3d4e5f6a7b8c9d0\nbeta a1b2c3d4e5f6a7b8c9d0"),
+            Err(TokenError::Line { line: 2, .. })
+        ));
         assert_eq!(
             TokenSet::parse_file("alpha short").unwrap_err(),
             TokenError::Line {

@@ -17,9 +17,13 @@ use hakase_core::GameTable;
 pub const TOKEN: &str = "test-token-7f3a-5c0e9b21";
 
 /// The `hakase` binary of this build: `target/<profile>/hakase`, next to the directory that
-/// holds the test executable. Built by `cargo test --workspace` (the coordinator package's
+/// holds the test executable, or the one `HAKASE_BIN` names. Built by `cargo test --workspace` (the coordinator package's
 /// own tests need it); built here with cargo when missing.
 pub fn hakase_bin() -> PathBuf {
+    // Another build's binary (say, the last release's, to see a new test fail on it).
+    if let Some(bin) = std::env::var_os("HAKASE_BIN") {
+        return PathBuf::from(bin);
+    }
     let exe = std::env::current_exe().expect("test executable path");
     let profile_dir = exe
         .parent()

@@ -6,6 +6,7 @@ mod cluster;
 mod damage;
 mod doc_examples;
 mod faults;
+mod hostile_load;
 mod live;
 mod malicious;
 mod puzzle_cluster;

@@ -295,6 +295,9 @@ fn reviews_are_exact_in_both_games_and_modes_and_fast() {
             "127.0.0.1:0",
             "--http",
             "127.0.0.1:0",
+            // The values are what is checked, not the budget a loaded machine might exceed.
+            "--solve-secs",
+            "600",
         ],
     );
     let base = wait_for(Duration::from_secs(60), "serve to listen", || {

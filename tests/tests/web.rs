@@ -374,6 +374,9 @@ impl Site {
                 "127.0.0.1:0",
                 "--http",
                 "127.0.0.1:0",
+                // The values are what is checked, not the budget a loaded machine might exceed.
+                "--solve-secs",
+                "600",
             ],
         );
         let base = wait_for(Duration::from_secs(60), "serve to listen", || {

@@ -28,5 +28,5 @@ pub use error::WorkerError;
 pub use exec::{solve_job, solve_job_halting, Workbench};
 pub use memo::SledMemo;
 pub use metrics::{WorkerCounts, WorkerMetrics};
-pub use options::{WorkerOptions, WorkerSummary};
+pub use options::{default_game_budget, WorkerOptions, WorkerSummary};
 pub use run::{run, CONNECT_FROM_STDIN};

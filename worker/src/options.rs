@@ -29,6 +29,10 @@ pub struct WorkerOptions {
     pub name: String,
     /// In-memory memo entries.
     pub memo_entries: usize,
+    /// Bytes the game a coordinator sends may take here (its feedback table: two bytes per
+    /// guess and answer); a larger game is refused before anything is built, so a
+    /// coordinator cannot make the worker take all of its machine's memory.
+    pub max_game_bytes: u64,
     /// Facts with at least this value are written to the cache; `None`: the game's
     /// [`crate::memo::persist_min_value`].
     pub persist_min_value: Option<u32>,
@@ -39,6 +43,28 @@ pub struct WorkerOptions {
     /// Counters for a metrics endpoint, updated once per job; `None`: not kept.
     pub metrics: Option<Arc<WorkerMetrics>>,
 }
+
+/// The default of [`WorkerOptions::max_game_bytes`]: half of this machine's memory (from
+/// /proc/meminfo), or 4 GiB where that cannot be read.
+pub fn default_game_budget() -> u64 {
+    let total_kib = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+    total_kib.map_or(4 << 30, |kib| kib * 1024 / 2)
+}
+
+/// Bytes a game of `guesses` × `answers` words takes in a worker: its feedback tables.
+pub fn game_bytes(guesses: usize, answers: usize) -> u64 {
+    2 * guesses as u64 * answers as u64
+}
+
+/// Games a worker accepts from its coordinator in one life: a coordinator that keeps
+/// changing its game (each change rebuilds tables) is broken or hostile, and the worker
+/// gives up on it past this.
+pub const MAX_GAME_CHANGES: usize = 8;
 
 /// What a worker did before it stopped.
 #[derive(Debug, Clone, Default)]

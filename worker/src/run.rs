@@ -9,12 +9,12 @@ use std::sync::Arc;
 use hakase_proto::v1::RegisterReply;
 use tokio::sync::watch;
 
-use crate::client::client;
+use crate::client::{client, wait, Backoff};
 use crate::error::{Chain, WorkerError};
 use crate::exec::Workbench;
 use crate::joblog::JobLog;
 use crate::memo::SledMemo;
-use crate::options::{WorkerOptions, WorkerSummary};
+use crate::options::{game_bytes, WorkerOptions, WorkerSummary, MAX_GAME_CHANGES};
 use crate::session::{register, After, Session};
 use crate::sled_guard::{self, SledDamage};
 
@@ -39,7 +39,20 @@ pub async fn run(
     };
     let mut client = client(&opts)?;
     let mut bench = CurrentBench::default();
+    let mut games = 0;
+    let mut again = Backoff::default();
+    let mut first = true;
     while let Some(reply) = register(&mut client, &opts, &stop).await? {
+        if !bench.is_for(&reply) {
+            games += 1;
+            if games > MAX_GAME_CHANGES {
+                return Err(WorkerError::Refused(format!(
+                    "the coordinator changed its game {} times; giving up on it (is it \
+                     misconfigured, or not the coordinator you meant?)",
+                    games - 1
+                )));
+            }
+        }
         let current = bench
             .for_run(&reply, &opts, db.as_ref(), &mut summary)
             .await?;
@@ -63,6 +76,12 @@ pub async fn run(
         if let After::Stop = after {
             break;
         }
+        // Registering again at once, over and over, is how a broken coordinator would keep
+        // a worker busy rebuilding: wait a little more each time (100 ms up to 2 s).
+        if !first && wait(&stop, again.next()).await {
+            break;
+        }
+        first = false;
     }
     bench.count(&mut summary);
     Ok(summary)
@@ -144,6 +163,14 @@ async fn with_address(
 struct CurrentBench(Option<(String, Arc<Workbench>)>);
 
 impl CurrentBench {
+    /// True when the current workbench is `reply`'s run's (registering again costs nothing).
+    fn is_for(&self, reply: &RegisterReply) -> bool {
+        let key = format!("{}/{:?}", reply.fingerprint, reply.options);
+        self.0
+            .as_ref()
+            .is_some_and(|(built_for, _)| *built_for == key)
+    }
+
     /// The workbench for `reply`'s run: the current one when the run is the same, else a new
     /// one (the replaced one's solver counters go to `summary`).
     async fn for_run(
@@ -190,13 +217,24 @@ async fn build_bench(
 ) -> Result<Arc<Workbench>, WorkerError> {
     let spec = reply
         .game
-        .clone()
+        .as_ref()
         .ok_or_else(|| WorkerError::Protocol("no game in the reply".into()))?;
+    let need = game_bytes(spec.guesses.len(), spec.answers.len());
+    if need > opts.max_game_bytes {
+        return Err(WorkerError::Refused(format!(
+            "the run's game ({} guesses × {} answers) needs about {} MiB here, more than this \
+             worker's --max-game-mib {}",
+            spec.guesses.len(),
+            spec.answers.len(),
+            need >> 20,
+            opts.max_game_bytes >> 20
+        )));
+    }
     let options = (reply.options.as_ref())
         .ok_or_else(|| WorkerError::Protocol("no solver options in the reply".into()))?;
     let config = hakase_proto::options::solver_config(options)
         .map_err(|e| WorkerError::Protocol(e.to_string()))?;
-    let game = hakase_proto::game::from_spec(&spec, &reply.fingerprint)
+    let game = hakase_proto::game::from_spec(spec, &reply.fingerprint)
         .map_err(|e| WorkerError::Protocol(Chain(&e).to_string()))?;
     if let Some(want) = &opts.fingerprint {
         if *want != reply.fingerprint {

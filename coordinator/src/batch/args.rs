@@ -30,6 +30,9 @@ pub struct ServeArgs {
     /// hear that it is.
     #[arg(long, value_name = "SECS", default_value_t = 3.0)]
     pub linger_secs: f64,
+    /// With --listen: what one client may cost the port (docs/security.md).
+    #[command(flatten)]
+    pub ports: hakase_coordinator::serving::PortArgs,
 }
 
 impl ServeArgs {

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use hakase_coordinator::cluster::audit::AuditPolicy;
 use hakase_coordinator::cluster::server::bind;
 use hakase_coordinator::serving::{
-    self, init_logging, CheckToken, Ending, Linger, LogFormat, SharedTokens, Threads,
+    self, init_logging, CheckToken, Ending, Linger, LogFormat, PortLimits, SharedTokens, Threads,
 };
 use hakase_core::GameTable;
 use hakase_proto::token::TokenSet;
@@ -107,10 +107,19 @@ async fn serve_days(
             .max_encoding_message_size(MAX_MESSAGE_BYTES),
         auth,
     );
-    serving::grpc_server(args.auth.tls().as_ref())?
+    let limits = serving::fit_to_descriptors(
+        args.ports.limits(PortLimits::COORDINATOR),
+        1,
+        "the batch server",
+    );
+    let reporter = tonic_health::server::HealthReporter::new();
+    reporter.set_serving::<ClusterServer<Service>>().await;
+    reporter.set_serving::<PuzzlesServer<Service>>().await;
+    serving::grpc_server(args.auth.tls().as_ref(), &limits)?
+        .add_service(serving::bounded_health(&reporter, limits.health_watches))
         .add_service(cluster)
         .add_service(puzzles)
-        .serve_with_incoming_shutdown(serving::incoming(listener), shutdown)
+        .serve_with_incoming_shutdown(serving::incoming(listener, &limits), shutdown)
         .await
         .context("serving the batch")
 }

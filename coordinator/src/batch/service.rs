@@ -105,7 +105,7 @@ impl Cluster for Service {
         state.next_worker += 1;
         let worker_id = state.next_worker;
         state.live.insert(worker_id);
-        tracing::info!(worker_id, name = %request.worker_name, "worker registered");
+        tracing::info!(worker_id, name = ?request.worker_name, "worker registered");
         Ok(Response::new(RegisterReply {
             worker_id,
             fingerprint: self.0.tables.game.fingerprint().to_string(),

@@ -23,8 +23,8 @@ use hakase_coordinator::output::run_report as report;
 use hakase_coordinator::query::treerun::about;
 use hakase_coordinator::runs::RunScope;
 use hakase_coordinator::serving::{
-    self, init_logging, shutdown_signal, Ending, Linger, LogFormat, SharedTokens, Stop, Threads,
-    TlsFiles, TokenSource,
+    self, init_logging, shutdown_signal, Ending, Linger, LogFormat, PortLimits, SharedTokens, Stop,
+    Threads, TlsFiles, TokenSource,
 };
 use hakase_core::solver::SolverConfig;
 use hakase_core::Game;
@@ -200,6 +200,10 @@ pub struct Coordinator {
     /// Tokens and TLS.
     #[command(flatten)]
     pub auth: ServerAuthArgs,
+
+    /// What one client may cost the gRPC port (docs/security.md).
+    #[command(flatten)]
+    pub ports: hakase_coordinator::serving::PortArgs,
     /// Refuse the shared --token to workers: each must present its own token from
     /// --tokens-file, so a quarantined worker cannot register again under the shared one
     /// (which still serves `hakase status`).
@@ -303,6 +307,12 @@ impl Coordinator {
         ));
         stop.store(true, Ordering::Relaxed);
         engine.poke();
+        if let Err(fault) = engine.check_storage() {
+            // A sync the disk refused never returns: neither wait for the threads stuck in
+            // one nor try another. Everything acknowledged before the fault is on disk.
+            runtime.shutdown_timeout(Duration::from_secs(2));
+            return Err(fault.into());
+        }
         let _ = driver.join();
         engine.flush().context("flushing the run database")?;
         let result = self.finish(finished, &engine, &db, out);
@@ -473,6 +483,11 @@ impl Coordinator {
             tokens,
             tls: self.auth.tls(),
             require_worker_tokens: self.require_worker_tokens,
+            limits: serving::fit_to_descriptors(
+                self.ports.limits(PortLimits::COORDINATOR),
+                1,
+                "the coordinator",
+            ),
         };
         let (done_tx, done_rx) = tokio::sync::watch::channel(false);
         // Polled every millisecond: workers hear it within a few, and a 10 ms poll was 2 % of

@@ -11,10 +11,11 @@ use clap::Args;
 use hakase_coordinator::output::{plural, JsonArg};
 use hakase_coordinator::query::{
     serve_live, LiveCatalog, QueryService, ScanReport, ServiceLimits, Sources, TreeSource,
+    SOLVE_TIME,
 };
 use hakase_coordinator::runs::DEFAULT_DATA_DIR;
 use hakase_coordinator::runs::{check_data_dir, RunError};
-use hakase_coordinator::serving::{self, shutdown_signal, Stop, Threads};
+use hakase_coordinator::serving::{self, shutdown_signal, PortArgs, PortLimits, Stop, Threads};
 use hakase_coordinator::web;
 use serde::Serialize;
 
@@ -55,6 +56,25 @@ pub struct Serve {
     /// Seconds between looks for new or finished runs (0: only on POST /api/v1/rescan).
     #[arg(long, value_name = "S", default_value_t = 5)]
     pub rescan_secs: u64,
+
+    /// On-the-spot solves running at once.
+    #[arg(long, value_name = "N", default_value_t = ServiceLimits::default().concurrent_solves)]
+    pub solves: usize,
+
+    /// Solves one client address may have running or waiting at once (the page asks for two
+    /// at a time).
+    #[arg(long, value_name = "N", default_value_t = ServiceLimits::default().solves_per_address)]
+    pub solves_per_address: usize,
+
+    /// Seconds one request's solve may run; past them the answer is "too costly to solve
+    /// here" (503, RESOURCE_EXHAUSTED).
+    #[arg(long, value_name = "SECS", default_value_t = SOLVE_TIME.as_secs_f64())]
+    pub solve_secs: f64,
+
+    /// What one client may cost each port (the HTTP port takes --max-connections,
+    /// --max-connections-per-address and --request-timeout-secs too; docs/security.md).
+    #[command(flatten)]
+    pub ports: PortArgs,
 
     /// Say where it listens as one JSON line once it is ready (for scripts that start it).
     #[command(flatten)]
@@ -138,6 +158,44 @@ impl Serve {
         Ok(())
     }
 
+    /// The bounds of the solves requests cause.
+    fn service_limits(&self) -> ServiceLimits {
+        ServiceLimits {
+            concurrent_solves: self.solves.max(1),
+            solves_per_address: self.solves_per_address.max(1),
+            solve_time: Duration::from_secs_f64(self.solve_secs.clamp(0.001, 3600.0)),
+            ..ServiceLimits::default()
+        }
+    }
+
+    /// The HTTP port's bounds: its own defaults, with the connection caps and the request
+    /// time given by flag, fitted to the open-files limit as the gRPC port's are.
+    fn web_limits(&self, ports: usize) -> web::WebLimits {
+        let defaults = web::WebLimits::default();
+        let wanted = self
+            .ports
+            .max_connections
+            .unwrap_or(defaults.max_connections);
+        let max_connections = serving::limits::connection_room(ports)
+            .map_or(wanted, |room| wanted.min(room.max(16)))
+            .max(1);
+        web::WebLimits {
+            max_connections,
+            connections_per_address: self
+                .ports
+                .max_connections_per_address
+                .unwrap_or(defaults.connections_per_address)
+                .clamp(1, max_connections),
+            request_timeout: self
+                .ports
+                .request_timeout_secs
+                .map_or(defaults.request_timeout, |s| {
+                    Duration::from_secs_f64(s.clamp(0.1, 86_400.0))
+                }),
+            ..defaults
+        }
+    }
+
     /// Loads the runs and serves until Ctrl-C or SIGTERM.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         let sources = self.sources();
@@ -148,7 +206,11 @@ impl Serve {
             bail!("no runs to serve");
         }
         let catalog = Arc::new(catalog);
-        let service = QueryService::new(catalog.clone(), ServiceLimits::default());
+        let service = QueryService::new(catalog.clone(), self.service_limits());
+        let ports = 1 + usize::from(self.http != "off");
+        let grpc_limits =
+            serving::fit_to_descriptors(self.ports.limits(PortLimits::QUERY), ports, "serve");
+        let web_limits = self.web_limits(ports);
         let runtime = serving::runtime(Threads::PerCore)?;
         runtime.block_on(async {
             let (grpc, grpc_addr) = serving::bind(self.listen.as_str()).await?;
@@ -181,11 +243,12 @@ impl Serve {
                 stop.stopped(),
             ));
             let http_task = http.map(|listener| {
-                let limits = web::WebLimits::default();
-                let app = web::router(service.clone(), limits);
-                tokio::spawn(web::serve_http(app, listener, limits, stop.stopped()))
+                let app = web::router(service.clone(), web_limits);
+                tokio::spawn(web::serve_http(app, listener, web_limits, stop.stopped()))
             });
-            let grpc_task = tokio::spawn(serve_live(service, grpc, stop.stopped()));
+            let stopped = stop.stopped();
+            let grpc_task =
+                tokio::spawn(async move { serve_live(service, grpc, &grpc_limits, stopped).await });
             shutdown_signal().await;
             stop.stop();
             let _ = rescans.await;

@@ -57,6 +57,10 @@ pub struct Worker {
     /// In-memory memo entries.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MEMO_ENTRIES)]
     pub memo_entries: usize,
+    /// MiB the game a coordinator sends may take here (its feedback tables, 2 bytes per guess
+    /// and answer); a larger game is refused [default: half of this machine's memory].
+    #[arg(long, value_name = "MIB", env = "HAKASE_MAX_GAME_MIB")]
+    pub max_game_mib: Option<u64>,
     /// Memo facts with at least this value are written to the cache (default: from the
     /// game's guess count, 40 for Wordle).
     #[arg(long, value_name = "V", hide = true)]
@@ -226,6 +230,9 @@ impl Worker {
             tls_domain: self.tls_domain.clone(),
             name,
             memo_entries: self.memo_entries,
+            max_game_bytes: self
+                .max_game_mib
+                .map_or_else(hakase_worker::default_game_budget, |mib| mib << 20),
             persist_min_value: self.persist_min_value,
             job_delay: Duration::from_millis(self.job_delay_ms),
             job_log: self.job_log.clone(),

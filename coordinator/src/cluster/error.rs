@@ -32,6 +32,13 @@ pub enum ClusterError {
     /// The finished run's optimal tree could not be assembled from the stored results.
     #[error("cannot assemble the optimal tree: {0}")]
     Assembly(String),
+    /// The run database cannot be written (the disk is full or failing): the coordinator
+    /// takes no more work and stops; what is settled is kept.
+    #[error(
+        "storage fault: {0}; the coordinator takes no more work and stops (every settled result \
+         is kept: free some space and run the same command again to resume)"
+    )]
+    StorageFault(String),
     /// Serving or connecting failed.
     #[error("{0}")]
     Transport(String),

@@ -24,7 +24,7 @@ use tonic::{Request, Response, Status};
 
 use super::engine::{Engine, Leased, Told};
 use super::error::ClusterError;
-use crate::serving::{self, token_name, ServingError, TlsFiles};
+use crate::serving::{self, token_name, PortLimits, ServingError, TlsFiles};
 
 pub use crate::serving::{CheckToken, SharedTokens, TokenName};
 
@@ -45,6 +45,8 @@ pub struct ServeOptions {
     /// worker then has its own token, so a quarantine cannot be dodged by registering again
     /// under the shared one. The shared token still serves `hakase status`.
     pub require_worker_tokens: bool,
+    /// What one client may cost the port.
+    pub limits: PortLimits,
 }
 
 /// The Cluster and Admin services over one engine.
@@ -134,6 +136,7 @@ fn to_status(err: ClusterError) -> Status {
         ClusterError::UnknownWorker(_) => Status::unauthenticated(err.to_string()),
         ClusterError::NotHeld(_) => Status::not_found(err.to_string()),
         ClusterError::Busy(_) => Status::resource_exhausted(err.to_string()),
+        ClusterError::StorageFault(_) => Status::unavailable(err.to_string()),
         other => Status::internal(other.to_string()),
     }
 }
@@ -176,6 +179,12 @@ impl Cluster for Services {
                 "worker_name longer than 256 bytes",
             ));
         }
+        if request.worker_name.chars().any(char::is_control) {
+            // A newline or an escape would forge lines or colours in the coordinator's log.
+            return Err(Status::invalid_argument(
+                "worker_name holds a control character (a newline, an escape, ...)",
+            ));
+        }
         let slots = request.threads.clamp(1, 4096) as usize;
         // The record is synced before the reply: blocking work, off the async threads.
         let engine = self.engine.clone();
@@ -185,7 +194,7 @@ impl Cluster for Services {
                 .map_err(|e| Status::internal(e.to_string()))?
                 .map_err(to_status)?;
         let worker_id = registration.id;
-        tracing::info!(worker_id, name = %request.worker_name, slots, "worker registered");
+        tracing::info!(worker_id, name = ?request.worker_name, slots, "worker registered");
         Ok(Response::new(RegisterReply {
             worker_id,
             secret: registration.secret,
@@ -407,20 +416,21 @@ pub async fn serve(
         CheckToken::for_workers(opts.tokens.clone(), opts.require_worker_tokens),
     );
     let admin = InterceptedService::new(AdminServer::new(services), auth);
-    let (reporter, health) = tonic_health::server::health_reporter();
+    let reporter = tonic_health::server::HealthReporter::new();
     reporter.set_serving::<ClusterServer<Services>>().await;
     reporter.set_serving::<AdminServer<Services>>().await;
+    let health = serving::bounded_health(&reporter, opts.limits.health_watches);
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
         .build_v1()
         .map_err(|e| ClusterError::Transport(format!("reflection: {e}")))?;
-    let mut builder = serving::grpc_server(opts.tls.as_ref()).map_err(tls_error)?;
+    let mut builder = serving::grpc_server(opts.tls.as_ref(), &opts.limits).map_err(tls_error)?;
     builder
         .add_service(health)
         .add_service(reflection)
         .add_service(cluster)
         .add_service(admin)
-        .serve_with_incoming_shutdown(serving::incoming(listener), shutdown)
+        .serve_with_incoming_shutdown(serving::incoming(listener, &opts.limits), shutdown)
         .await
         .map_err(|e| ClusterError::Transport(format!("serving: {e}")))
 }

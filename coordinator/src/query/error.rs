@@ -11,7 +11,9 @@ use thiserror::Error;
 use tokio::task::JoinError;
 
 use super::catalog::CatalogError;
+use super::input::TooLongText;
 use super::message::{self, Message};
+use super::pool::Crowded;
 use super::ranking::RankingError;
 use crate::runs::RunError;
 
@@ -39,6 +41,23 @@ pub enum ServiceError {
     /// The solve pool is closed: the server is stopping.
     #[error("the server is shutting down")]
     ShuttingDown,
+    /// A text of the request is far longer than any word: refused before it is read.
+    #[error(transparent)]
+    TooLong(#[from] TooLongText),
+    /// The client's address has its share of the solve pool, or the pool's line is full.
+    #[error(transparent)]
+    Crowded(#[from] Crowded),
+    /// The solve needed more work than one request may cause here.
+    #[error(
+        "too costly to solve here: the answer needs more than {:.1} s of solving, the most one \
+         request may take on this server (`hakase query` or `hakase review` solves it on your own \
+         machine)",
+        time.as_secs_f64()
+    )]
+    TooCostly {
+        /// The budget in force.
+        time: std::time::Duration,
+    },
     /// An on-the-spot solve died (a bug).
     #[error("the solve failed: {0}")]
     SolveFailed(JoinError),
@@ -58,6 +77,10 @@ pub enum ErrorKind {
     Precondition,
     /// Answering would need a solve larger than the service allows.
     TooLarge,
+    /// Answering needed more work than the service allows one request (it tried).
+    TooCostly,
+    /// The client asks too much at once; it may ask again after its answers came.
+    Crowded,
     /// The service is stopping; asking again elsewhere or later may work.
     Unavailable,
     /// The service failed (a bug).
@@ -74,6 +97,7 @@ impl ServiceError {
                 ErrorKind::Precondition
             }
             ServiceError::Query(QueryError::TooManyToSolve { .. }) => ErrorKind::TooLarge,
+            ServiceError::Query(QueryError::Halted) => ErrorKind::Unavailable,
             ServiceError::Query(_) | ServiceError::NoAnswerFits(_) | ServiceError::Review(_) => {
                 ErrorKind::Invalid
             }
@@ -82,6 +106,10 @@ impl ServiceError {
             ) => ErrorKind::Invalid,
             ServiceError::Run(_) | ServiceError::Ranking(_) => ErrorKind::Precondition,
             ServiceError::ShuttingDown => ErrorKind::Unavailable,
+            ServiceError::TooLong(_) => ErrorKind::Invalid,
+            ServiceError::Crowded(Crowded::PerAddress(_)) => ErrorKind::Crowded,
+            ServiceError::Crowded(Crowded::Full(_)) => ErrorKind::Unavailable,
+            ServiceError::TooCostly { .. } => ErrorKind::TooCostly,
             ServiceError::SolveFailed(_) | ServiceError::RescanFailed(_) => ErrorKind::Internal,
         }
     }

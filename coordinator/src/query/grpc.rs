@@ -25,6 +25,7 @@ use super::service::{QueryService, ServiceLimits};
 use super::stepchart::FirstChart;
 use super::treerun::TreeFormat;
 use super::view::NextView;
+use crate::serving::{self, bounded_health, PortLimits};
 
 /// Largest request the service decodes: a history of tries × (word, pattern) is far smaller.
 pub const MAX_REQUEST_BYTES: usize = 16 * 1024;
@@ -53,7 +54,7 @@ pub fn query_service(service: QueryService) -> QueryServer<GrpcQuery> {
         .max_encoding_message_size(hakase_proto::MAX_MESSAGE_BYTES)
 }
 
-/// Serves a fixed catalog (see [`serve_live`]).
+/// Serves a fixed catalog (see [`serve_live`]) under the default limits.
 pub async fn serve(
     catalog: Arc<RunCatalog>,
     listener: tokio::net::TcpListener,
@@ -61,23 +62,25 @@ pub async fn serve(
 ) -> Result<(), tonic::transport::Error> {
     let catalog = Arc::new(LiveCatalog::fixed(Arc::unwrap_or_clone(catalog)));
     let service = QueryService::new(catalog, ServiceLimits::default());
-    serve_live(service, listener, shutdown).await
+    serve_live(service, listener, &PortLimits::QUERY, shutdown).await
 }
 
 /// Serves the query service with health reporting and reflection (so grpcurl works without
-/// the .proto files) on `listener` until `shutdown`.
+/// the .proto files) on `listener` under `limits` until `shutdown`.
 pub async fn serve_live(
     service: QueryService,
     listener: tokio::net::TcpListener,
+    limits: &PortLimits,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    let (reporter, health) = tonic_health::server::health_reporter();
+    let reporter = tonic_health::server::HealthReporter::new();
     reporter.set_serving::<QueryServer<GrpcQuery>>().await;
+    let health = bounded_health(&reporter, limits.health_watches);
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(hakase_proto::FILE_DESCRIPTOR_SET)
         .with_service_name("hakase.v1.Query")
         .build_v1();
-    let mut builder = tonic::transport::Server::builder();
+    let mut builder = serving::plain_grpc_server(limits);
     let mut router = builder.add_service(health);
     match reflection {
         Ok(reflection) => router = router.add_service(reflection),
@@ -85,11 +88,7 @@ pub async fn serve_live(
     }
     router
         .add_service(query_service(service))
-        .serve_with_incoming_shutdown(
-            // Small replies must not wait for Nagle: without this p99 is ~40 ms.
-            tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
-            shutdown,
-        )
+        .serve_with_incoming_shutdown(serving::incoming(listener, limits), shutdown)
         .await
 }
 
@@ -100,7 +99,9 @@ impl From<ServiceError> for Status {
             ErrorKind::Invalid => Code::InvalidArgument,
             ErrorKind::NotFound => Code::NotFound,
             ErrorKind::Precondition => Code::FailedPrecondition,
-            ErrorKind::TooLarge => Code::ResourceExhausted,
+            ErrorKind::TooLarge | ErrorKind::TooCostly | ErrorKind::Crowded => {
+                Code::ResourceExhausted
+            }
             ErrorKind::Unavailable => Code::Unavailable,
             ErrorKind::Internal => Code::Internal,
         };
@@ -243,20 +244,28 @@ impl Query for GrpcQuery {
         &self,
         request: Request<NextGuessRequest>,
     ) -> Result<Response<NextGuessReply>, Status> {
+        let caller = request.remote_addr().map(|a| a.ip());
         let request = request.into_inner();
         let history: Vec<(&str, &str)> = request
             .history
             .iter()
             .map(|s| (s.guess.as_str(), s.pattern.as_str()))
             .collect();
-        let view = self.service.next_view(&request.run, &history).await?;
+        let view = self
+            .service
+            .next_view(caller, &request.run, &history)
+            .await?;
         Ok(Response::new(next_guess_reply(view)))
     }
 
     async fn chart(&self, request: Request<ChartRequest>) -> Result<Response<ChartReply>, Status> {
+        let caller = request.remote_addr().map(|a| a.ip());
         let request = request.into_inner();
         let first = Some(request.first_guess.as_str()).filter(|w| !w.trim().is_empty());
-        let chart = self.service.first_chart(&request.run, first).await?;
+        let chart = self
+            .service
+            .first_chart(caller, &request.run, first)
+            .await?;
         Ok(Response::new(chart_reply(chart)))
     }
 
@@ -278,11 +287,12 @@ impl Query for GrpcQuery {
         &self,
         request: Request<RankingRequest>,
     ) -> Result<Response<RankingReply>, Status> {
+        let caller = request.remote_addr().map(|a| a.ip());
         let request = request.into_inner();
         let top = (request.top > 0).then_some(request.top as usize);
         let view = self
             .service
-            .ranking(&request.run, request.words, top)
+            .ranking(caller, &request.run, request.words, top)
             .await?;
         Ok(Response::new(ranking_reply(view)))
     }

@@ -83,7 +83,7 @@ pub fn of_query(e: &QueryError) -> Option<Message> {
         QueryError::TooManyToSolve { candidates, limit } => {
             Message::new("too_many_to_solve", [candidates, limit])
         }
-        QueryError::BadFirst(_) | QueryError::NoTree(_) => return None,
+        QueryError::BadFirst(_) | QueryError::NoTree(_) | QueryError::Halted => return None,
     })
 }
 

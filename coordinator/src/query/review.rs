@@ -47,6 +47,21 @@ pub enum ColoursInput {
 }
 
 impl GameInput {
+    /// Every text the client typed (words, colours, the answer), for the length check made
+    /// before anything is read.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        let colours: Vec<&str> = match &self.colours {
+            ColoursInput::Each(patterns) => patterns.iter().map(String::as_str).collect(),
+            ColoursInput::Grid(grid) => grid.lines().collect(),
+            ColoursInput::FromAnswer => Vec::new(),
+        };
+        self.words
+            .iter()
+            .map(String::as_str)
+            .chain(colours)
+            .chain(self.answer.as_deref())
+    }
+
     /// The game as the core reads it.
     pub fn text(&self) -> GameText<'_> {
         GameText {

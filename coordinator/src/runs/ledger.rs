@@ -129,9 +129,12 @@ impl Store {
         }
         let file = self.path.join(LEDGER_FILE);
         let temporary = self.path.join(LEDGER_TEMP);
-        let io = |source| RunError::Io {
-            path: file.clone(),
-            source,
+        let io = |source: std::io::Error| {
+            self.note_fault(&source.to_string());
+            RunError::Io {
+                path: file.clone(),
+                source,
+            }
         };
         std::fs::write(&temporary, ledger_text(&self.run_key, tally)).map_err(io)?;
         std::fs::rename(&temporary, &file).map_err(io)?;

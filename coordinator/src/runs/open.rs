@@ -108,6 +108,8 @@ impl Store {
             settled_count: AtomicU64::new(0),
             results_count: AtomicU64::new(0),
             ledger: Mutex::new(None),
+            fault: Mutex::new(None),
+            flushing: Mutex::new(None),
             reopened: Reopened::default(),
         };
         store.check(&ledger, found.version, found.manifest_lost)?;

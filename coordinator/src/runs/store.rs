@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use hakase_core::solver::Node;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution};
@@ -56,6 +56,10 @@ pub struct Store {
     pub(super) results_count: AtomicU64,
     /// The tally last written to the ledger; its lock orders every ledger write.
     pub(super) ledger: Mutex<Option<Tally>>,
+    /// The first storage fault of this open (see [`Store::fault`]).
+    pub(super) fault: Mutex<Option<String>>,
+    /// When the disk sync under way began (see [`Store::watch_syncs`]).
+    pub(super) flushing: Mutex<Option<Instant>>,
     /// What the open read back.
     pub(super) reopened: Reopened,
 }
@@ -89,10 +93,30 @@ impl Store {
     }
 
     pub(super) fn err(&self, source: sled::Error) -> RunError {
+        if let sled::Error::Io(io) = &source {
+            self.note_fault(&format!("{io}"));
+        }
         RunError::Database {
             path: self.path.clone(),
             source,
         }
+    }
+
+    /// Records the first fault of the disk under the database (no space, an I/O error) and
+    /// logs it at once: from then on the run takes no more work (see [`Store::fault`]).
+    pub(super) fn note_fault(&self, why: &str) {
+        let mut fault = self.fault.lock().unwrap_or_else(|p| p.into_inner());
+        if fault.is_none() {
+            let why = format!("writing {}: {why}", self.path.display());
+            tracing::error!(%why, "storage fault: the run takes no more work; what is settled is kept");
+            *fault = Some(why);
+        }
+    }
+
+    /// The first storage fault of this open, if any: the disk is full or failing, so nothing
+    /// more can be made durable.
+    pub fn fault(&self) -> Option<String> {
+        self.fault.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     pub(super) fn corrupt(&self, what: &str, why: impl ToString) -> RunError {
@@ -518,8 +542,24 @@ impl Store {
         let mut last = self.ledger.lock().unwrap_or_else(|p| p.into_inner());
         // Read before the flush: everything it counts is on disk once the flush returns.
         let tally = self.tally();
-        self.db.flush().map_err(|e| self.err(e))?;
+        *self.flushing.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now());
+        let flushed = self.db.flush().map_err(|e| self.err(e));
+        *self.flushing.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        flushed?;
         self.write_ledger(&mut last, tally)
+    }
+
+    /// Declares a storage fault when a disk sync has been running for more than `stall`: sled
+    /// waits for ever on a write the disk refused (no space), so a sync that never ends is
+    /// how a full disk shows. Call it from a thread that never syncs.
+    pub fn watch_syncs(&self, stall: std::time::Duration) {
+        let started = *self.flushing.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(started) = started.filter(|at| at.elapsed() > stall) {
+            self.note_fault(&format!(
+                "a disk sync has not finished in {} s (is the disk full or failing?)",
+                started.elapsed().as_secs()
+            ));
+        }
     }
 
     /// Decodes a sealed value that the open's scan found intact; failing now, it was damaged

@@ -1,10 +1,17 @@
 //! The shell every server of the `hakase` command stands in, written once: the async runtime
 //! ([`runtime`]), shutdown signals ([`signal`]), the tokens and their check ([`tokens`]),
-//! the listener and TLS ([`transport`]), and how a server ends, lingering until its clients
+//! the listener and TLS ([`transport`]), what one client may cost a port ([`limits`]: its
+//! connections [`connections`] and [`incoming`], its memory [`inflight`], its health
+//! watches [`health`]), and how a server ends, lingering until its clients
 //! heard the work is over ([`ending`]). `hakase coordinator`, the puzzle batch server,
 //! `hakase serve` and the coordinator's HTTP page differ only in the services they add.
 
+pub mod connections;
 pub mod ending;
+pub mod health;
+pub mod incoming;
+pub mod inflight;
+pub mod limits;
 pub mod runtime;
 pub mod signal;
 pub mod tokens;
@@ -17,10 +24,14 @@ use hakase_proto::token::TokenError;
 use thiserror::Error;
 
 pub use ending::{Ending, Linger, Stop};
+pub use health::bounded_health;
+pub use limits::{fit_to_descriptors, PortArgs, PortLimits};
 pub use runtime::{init_logging, runtime, LogFormat, Threads};
 pub use signal::{last_signal, shutdown_signal, SIGINT, SIGTERM};
 pub use tokens::{require_token, token_name, CheckToken, SharedTokens, TokenName, TokenSource};
-pub use transport::{bind, check_transport, grpc_server, incoming, TlsFiles};
+pub use transport::{
+    bind, check_transport, grpc_server, incoming, plain_grpc_server, GrpcServer, TlsFiles,
+};
 
 /// What can stop a server before it serves.
 #[derive(Debug, Error)]

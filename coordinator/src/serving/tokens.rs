@@ -2,8 +2,10 @@
 //! `--tokens-file`, re-read on SIGHUP), the check every gRPC call passes, and the same
 //! check on the HTTP port.
 
+use std::collections::HashMap;
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use axum::extract::{Query, Request as HttpRequest, State};
 use axum::http::{header, StatusCode};
@@ -69,8 +71,21 @@ impl TokenSource {
     }
 }
 
-/// The tokens of a tokens file.
+/// The tokens of a tokens file (with a warning when others may read it).
 fn read_file(path: &Path) -> Result<TokenSet, ServingError> {
+    #[cfg(unix)]
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            eprintln!(
+                "warning: --tokens-file {} can be read by other users of this machine (mode \
+                 {mode:04o}): `chmod 600 {}`",
+                path.display(),
+                path.display()
+            );
+        }
+    }
     let text = std::fs::read_to_string(path).map_err(|source| ServingError::TokensFile {
         path: path.to_path_buf(),
         source,
@@ -87,6 +102,56 @@ fn read_file(path: &Path) -> Result<TokenSet, ServingError> {
 pub struct CheckToken {
     tokens: SharedTokens,
     refuse_shared: bool,
+    failures: Arc<Failures>,
+}
+
+/// Failed token checks per client address in the current window: logged (one line per
+/// address and window, so a flood is not a flood of lines too) and, past
+/// [`FAILURES_PER_WINDOW`], refused without a look at the token until the window ends.
+#[derive(Debug, Default)]
+pub struct Failures {
+    window: Mutex<(Option<std::time::Instant>, HashMap<IpAddr, u32>)>,
+}
+
+/// The window failed token checks are counted in.
+pub const FAILURE_WINDOW: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Failed token checks one address may make per window; past them its calls are refused.
+pub const FAILURES_PER_WINDOW: u32 = 20;
+
+/// Addresses counted per window at most (more are not counted: the bound is on memory).
+const COUNTED_ADDRESSES: usize = 10_000;
+
+impl Failures {
+    /// The failures of `ip` in the current window (a new window empties the counts).
+    fn count(&self, ip: IpAddr) -> u32 {
+        let mut window = self.window.lock().unwrap_or_else(PoisonError::into_inner);
+        Self::roll(&mut window);
+        window.1.get(&ip).copied().unwrap_or(0)
+    }
+
+    /// Counts one failure of `ip`; returns its count in the window.
+    fn add(&self, ip: IpAddr) -> u32 {
+        let mut window = self.window.lock().unwrap_or_else(PoisonError::into_inner);
+        Self::roll(&mut window);
+        let counts = &mut window.1;
+        if counts.len() >= COUNTED_ADDRESSES && !counts.contains_key(&ip) {
+            return 0;
+        }
+        let n = counts.entry(ip).or_insert(0);
+        *n += 1;
+        *n
+    }
+
+    fn roll(window: &mut (Option<std::time::Instant>, HashMap<IpAddr, u32>)) {
+        let now = std::time::Instant::now();
+        if window
+            .0
+            .is_none_or(|start| now.duration_since(start) >= FAILURE_WINDOW)
+        {
+            *window = (Some(now), HashMap::new());
+        }
+    }
 }
 
 impl CheckToken {
@@ -95,6 +160,7 @@ impl CheckToken {
         CheckToken {
             tokens,
             refuse_shared: false,
+            failures: Arc::default(),
         }
     }
 
@@ -104,12 +170,22 @@ impl CheckToken {
         CheckToken {
             tokens,
             refuse_shared: require_own,
+            failures: Arc::default(),
         }
     }
 }
 
 impl Interceptor for CheckToken {
     fn call(&mut self, request: Request<()>) -> Result<Request<()>, Status> {
+        let ip = request.remote_addr().map(|a| a.ip().to_canonical());
+        if let Some(ip) = ip {
+            if self.failures.count(ip) >= FAILURES_PER_WINDOW {
+                return Err(Status::resource_exhausted(format!(
+                    "too many calls with a wrong token from {ip}; wait {} s",
+                    FAILURE_WINDOW.as_secs()
+                )));
+            }
+        }
         let given = request
             .metadata()
             .get(AUTH_HEADER)
@@ -130,6 +206,18 @@ impl Interceptor for CheckToken {
             request.extensions_mut().insert(TokenName(name));
             Ok(request)
         } else {
+            if let Some(ip) = ip {
+                match self.failures.add(ip) {
+                    1 => tracing::warn!(%ip, "refused a call with a missing or wrong token"),
+                    FAILURES_PER_WINDOW => tracing::warn!(
+                        %ip,
+                        "{FAILURES_PER_WINDOW} calls with a wrong token: refusing this address \
+                         for {} s",
+                        FAILURE_WINDOW.as_secs()
+                    ),
+                    _ => {}
+                }
+            }
             Err(Status::unauthenticated(
                 "missing or wrong token (set --token or HAKASE_TOKEN to the coordinator's)",
             ))

@@ -1,13 +1,18 @@
 //! Where and how a gRPC server listens: the refusal to serve in clear beyond this machine,
-//! the bound listener, TLS, and the connections (without Nagle's delay).
+//! the bound listener, TLS, and the server's bounds ([`PortLimits`]: streams per connection,
+//! the handshake and call times, keep-alive, the memory budget; the connections themselves
+//! are bounded by [`super::incoming`]).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use tokio::net::{TcpListener, ToSocketAddrs};
-use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tower::layer::util::{Identity as NoLayer, Stack};
 
+use super::incoming::{gated_incoming, Incoming};
+use super::inflight::InflightBytes;
+use super::limits::{PortLimits, KEEPALIVE_INTERVAL, KEEPALIVE_TIMEOUT, MAX_HEADER_BYTES};
 use super::ServingError;
 
 /// Refuses to serve on `listen` in clear beyond this machine unless `insecure` says so, and
@@ -52,26 +57,49 @@ pub struct TlsFiles {
     pub key: PathBuf,
 }
 
-/// A gRPC server builder, over TLS when `tls` names the files.
-pub fn grpc_server(tls: Option<&TlsFiles>) -> Result<Server, ServingError> {
-    let mut builder = Server::builder();
-    if let Some(files) = tls {
-        let read = |path: &PathBuf| {
-            std::fs::read(path).map_err(|source| ServingError::TlsFile {
-                path: path.clone(),
-                source,
-            })
-        };
-        let identity = Identity::from_pem(read(&files.cert)?, read(&files.key)?);
-        builder = builder
-            .tls_config(ServerTlsConfig::new().identity(identity))
-            .map_err(ServingError::Tls)?;
-    }
-    Ok(builder)
+/// A gRPC server builder as every port of the `hakase` command uses it.
+pub type GrpcServer = Server<Stack<InflightBytes, NoLayer>>;
+
+/// A gRPC server builder under `limits`, over TLS when `tls` names the files (its handshake
+/// bounded by the limits' handshake time).
+pub fn grpc_server(
+    tls: Option<&TlsFiles>,
+    limits: &PortLimits,
+) -> Result<GrpcServer, ServingError> {
+    let builder = plain_grpc_server(limits);
+    let Some(files) = tls else {
+        return Ok(builder);
+    };
+    let read = |path: &PathBuf| {
+        std::fs::read(path).map_err(|source| ServingError::TlsFile {
+            path: path.clone(),
+            source,
+        })
+    };
+    let identity = Identity::from_pem(read(&files.cert)?, read(&files.key)?);
+    builder
+        .tls_config(
+            ServerTlsConfig::new()
+                .identity(identity)
+                .timeout(limits.handshake),
+        )
+        .map_err(ServingError::Tls)
 }
 
-/// The connections of `listener`, for `serve_with_incoming_shutdown`: small replies must not
-/// wait for Nagle's algorithm.
-pub fn incoming(listener: TcpListener) -> TcpIncoming {
-    TcpIncoming::from(listener).with_nodelay(Some(true))
+/// [`grpc_server`] without TLS.
+pub fn plain_grpc_server(limits: &PortLimits) -> GrpcServer {
+    Server::builder()
+        .max_concurrent_streams(limits.streams_per_connection)
+        .concurrency_limit_per_connection(limits.streams_per_connection as usize)
+        .timeout(limits.request_timeout)
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
+        .http2_max_header_list_size(MAX_HEADER_BYTES)
+        .layer(InflightBytes::new(limits.inflight_bytes))
+}
+
+/// The connections of `listener` under `limits`, for `serve_with_incoming_shutdown` (see
+/// [`gated_incoming`]).
+pub fn incoming(listener: TcpListener, limits: &PortLimits) -> Incoming {
+    gated_incoming(listener, *limits)
 }

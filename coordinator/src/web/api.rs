@@ -28,6 +28,7 @@ use hakase_core::PatternStyle;
 use serde::{Deserialize, Serialize};
 
 use super::errors::ApiError;
+use super::ClientAddr;
 use crate::query::ranking::RankingView;
 use crate::query::stepchart::StepChart;
 use crate::query::treerun::TreeFormat;
@@ -131,11 +132,12 @@ fn pairs(history: &[StepJson]) -> Vec<(&str, &str)> {
 /// `POST /next`.
 async fn next(
     State(service): Shared,
+    ClientAddr(caller): ClientAddr,
     body: Result<Json<HistoryJson>, JsonRejection>,
 ) -> Result<Json<NextView>, ApiError> {
     let Json(request) = body?;
     let view = service
-        .next_view(&request.run, &pairs(&request.history))
+        .next_view(caller, &request.run, &pairs(&request.history))
         .await?;
     Ok(Json(view))
 }
@@ -166,6 +168,7 @@ async fn candidates(
 /// the chart of that first guess (solved on the spot when it is not the run's own).
 async fn chart(
     State(service): Shared,
+    ClientAddr(caller): ClientAddr,
     body: Result<Json<HistoryJson>, JsonRejection>,
 ) -> Result<Json<StepChart>, ApiError> {
     let Json(request) = body?;
@@ -174,13 +177,13 @@ async fn chart(
         // RPC it was once answered through did.
         let run = service.run(&request.run)?;
         let first = service
-            .first_chart(&run.name, Some(&request.first))
+            .first_chart(caller, &run.name, Some(&request.first))
             .await
             .map_err(|e| ApiError::from(e).english_only())?;
         return Ok(Json(first.chart));
     }
     let chart = service
-        .step_chart(&request.run, &pairs(&request.history))
+        .step_chart(caller, &request.run, &pairs(&request.history))
         .await?;
     Ok(Json(chart))
 }
@@ -239,6 +242,7 @@ pub struct RankingParams {
 /// with the histogram of every exact value.
 async fn ranking(
     State(service): Shared,
+    ClientAddr(caller): ClientAddr,
     params: Result<QueryParams<RankingParams>, QueryRejection>,
 ) -> Result<Json<RankingView>, ApiError> {
     let QueryParams(params) = params?;
@@ -249,7 +253,11 @@ async fn ranking(
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect();
-    Ok(Json(service.ranking(&params.run, words, params.top).await?))
+    Ok(Json(
+        service
+            .ranking(caller, &params.run, words, params.top)
+            .await?,
+    ))
 }
 
 /// `POST /rescan`: look for runs that appeared or finished, now.

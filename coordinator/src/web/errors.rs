@@ -87,6 +87,8 @@ impl From<ServiceError> for ApiError {
             ErrorKind::NotFound => (StatusCode::NOT_FOUND, "not_found"),
             ErrorKind::Precondition => (StatusCode::CONFLICT, "failed_precondition"),
             ErrorKind::TooLarge => (StatusCode::TOO_MANY_REQUESTS, "resource_exhausted"),
+            ErrorKind::TooCostly => (StatusCode::SERVICE_UNAVAILABLE, "resource_exhausted"),
+            ErrorKind::Crowded => (StatusCode::TOO_MANY_REQUESTS, "resource_exhausted"),
             ErrorKind::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             ErrorKind::Internal => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         };

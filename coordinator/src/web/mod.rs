@@ -15,27 +15,28 @@
 
 pub mod api;
 pub mod assets;
-mod connections;
 mod errors;
 pub mod puzzles;
 pub mod review;
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{ConnectInfo, DefaultBodyLimit};
 use axum::Router;
 use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
+use tower::ServiceExt;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use self::connections::Gate;
 use crate::query::QueryService;
+use crate::serving::connections::Gate;
 
 /// Largest request body accepted: a history is a few hundred bytes.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -67,8 +68,10 @@ pub struct WebLimits {
     /// Time a client has to send a request's headers, counted from the connection opening or
     /// from the previous response.
     pub header_timeout: Duration,
-    /// Connections served at once (one address gets at most [`MAX_CONNECTIONS_PER_IP`]).
+    /// Connections served at once.
     pub max_connections: usize,
+    /// Connections one client address may hold at once.
+    pub connections_per_address: usize,
 }
 
 impl Default for WebLimits {
@@ -78,6 +81,7 @@ impl Default for WebLimits {
             request_timeout: REQUEST_TIMEOUT,
             header_timeout: HEADER_TIMEOUT,
             max_connections: MAX_CONNECTIONS,
+            connections_per_address: MAX_CONNECTIONS_PER_IP,
         }
     }
 }
@@ -107,6 +111,27 @@ pub fn router(service: QueryService, limits: WebLimits) -> Router {
         .with_state(Arc::new(service))
 }
 
+/// The address of the client that sent a request (`None` when the router is driven without
+/// [`serve_http`], as in tests): the solve pool's share is per address.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientAddr(pub Option<std::net::IpAddr>);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for ClientAddr {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<ClientAddr, Self::Rejection> {
+        Ok(ClientAddr(
+            parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|info| info.0.ip()),
+        ))
+    }
+}
+
 /// Serves `app` on `listener` (HTTP/1.1) until `shutdown`, then lets open requests finish
 /// for a moment.
 pub async fn serve_http(
@@ -123,7 +148,7 @@ pub async fn serve_http(
         .header_read_timeout(limits.header_timeout);
     let gate = Gate::new(
         limits.max_connections,
-        MAX_CONNECTIONS_PER_IP.min(limits.max_connections),
+        limits.connections_per_address.min(limits.max_connections),
     );
     let graceful = GracefulShutdown::new();
     tokio::pin!(shutdown);
@@ -151,7 +176,12 @@ pub async fn serve_http(
         };
         // Small replies must not wait for Nagle's algorithm.
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        let service = TowerToHyperService::new(app.clone().map_request(
+            move |mut request: axum::http::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                request
+            },
+        ));
         let connection = builder.serve_connection(TokioIo::new(stream), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

@@ -16,6 +16,7 @@ use serde::Deserialize;
 
 use super::api::StepJson;
 use super::errors::ApiError;
+use super::ClientAddr;
 use crate::query::review::{ColoursInput, GameInput, ReviewView};
 use crate::query::QueryService;
 
@@ -81,11 +82,12 @@ impl ReviewJson {
 /// `POST /review`.
 async fn review(
     State(service): State<Arc<QueryService>>,
+    ClientAddr(caller): ClientAddr,
     body: Result<Json<ReviewJson>, JsonRejection>,
 ) -> Result<Json<ReviewView>, ApiError> {
     let Json(request) = body?;
     let run = request.run.clone();
     // What cannot be read is refused before it takes a place in the solve pool.
     let game = request.into_game()?;
-    Ok(Json(service.review(&run, game).await?))
+    Ok(Json(service.review(caller, &run, game).await?))
 }

@@ -367,6 +367,7 @@ pub struct Reviewer<'a> {
     known: Option<Known<'a>>,
     cache: &'a ReviewCache,
     limit: usize,
+    halt: Option<std::sync::Arc<crate::solver::Halt>>,
 }
 
 impl<'a> Reviewer<'a> {
@@ -388,6 +389,7 @@ impl<'a> Reviewer<'a> {
             known: None,
             cache,
             limit: usize::MAX,
+            halt: None,
         }
     }
 
@@ -404,6 +406,22 @@ impl<'a> Reviewer<'a> {
         self
     }
 
+    /// The same reviewer giving up its solves once `halt` is set or its budget is spent (see
+    /// [`Solver::halting_on`]): the review then answers [`QueryError::Halted`], and nothing
+    /// judged meanwhile is kept in the cache.
+    pub fn with_halt(self, halt: std::sync::Arc<crate::solver::Halt>) -> Reviewer<'a> {
+        Reviewer {
+            solver: self.solver.halting_on(halt.clone()),
+            halt: Some(halt),
+            ..self
+        }
+    }
+
+    /// True once this reviewer's halt is set: what its solver answers means nothing.
+    fn halted(&self) -> bool {
+        self.halt.as_ref().is_some_and(|h| h.is_halted())
+    }
+
     /// Judges every move of `game`; the history must fit the game and the rules.
     pub fn review(&self, game: &ReadGame) -> Result<Review, ReviewError> {
         let steps = &game.steps;
@@ -416,6 +434,9 @@ impl<'a> Reviewer<'a> {
             position = child;
         }
         let same_first = game.answer.map(|answer| self.same_first(steps[0], answer));
+        if self.halted() {
+            return Err(QueryError::Halted.into());
+        }
         Ok(Review {
             moves,
             answer: game.answer,
@@ -627,7 +648,7 @@ impl<'a> Reviewer<'a> {
             return judged;
         }
         let judged = self.judge_uncached(position);
-        if !matches!(judged, Judged::TooLarge { .. }) {
+        if !matches!(judged, Judged::TooLarge { .. }) && !self.halted() {
             self.cache.put(key, judged.clone());
         }
         judged

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use crate::alphabet::Alphabet;
 use crate::error::{Error, Result};
-use crate::normalize::normalize_word;
+use crate::normalize::{echo, normalize_word};
 use crate::pattern::PatternStyle;
 use crate::word::{Word, BOARD};
 
@@ -231,18 +231,26 @@ impl Game {
         .find_map(|t| self.lookup.get(t).copied())
         .ok_or_else(|| Error::UnknownWord {
             suggestions: self.closest_guesses(&text, 3),
-            word: text,
+            word: echo(&text),
         })
     }
 
     /// Up to `limit` allowed guesses closest to `text` by edit distance (one edit for words
     /// of up to 3 letters, two for longer ones), closest first, for "did you mean" hints.
+    /// Only guesses whose length is within that distance of the text's are compared: the
+    /// length difference alone bounds the distance from below, so a long text costs nothing.
     pub fn closest_guesses(&self, text: &str, limit: usize) -> Vec<String> {
-        let most = if text.chars().count() <= 3 { 1 } else { 2 };
+        let len = text.chars().count();
+        let most = if len <= 3 { 1 } else { 2 };
+        if len > BOARD + most {
+            return Vec::new();
+        }
         let mut scored: Vec<(usize, &String)> = self
             .guess_text
             .iter()
-            .map(|g| (strsim::levenshtein(text, g), g))
+            .zip(&self.guesses)
+            .filter(|(_, word)| word.len().abs_diff(len) <= most)
+            .map(|(g, _)| (strsim::levenshtein(text, g), g))
             .filter(|(d, _)| *d <= most)
             .collect();
         scored.sort();
@@ -289,6 +297,13 @@ fn check_list(list: &WordListInput, answers: bool) -> Result<()> {
     }
     let mut seen: HashMap<&str, usize> = HashMap::new();
     for (line, word) in &list.words {
+        if let Some(control) = word.chars().find(|c| c.is_control()) {
+            return Err(Error::ControlCharacter {
+                list: list.label.clone(),
+                line: *line,
+                code: u32::from(control),
+            });
+        }
         let len = word.chars().count();
         if answers && len != BOARD {
             return Err(Error::AnswerLength {

@@ -35,6 +35,18 @@ pub fn normalize_word(text: &str) -> String {
     out
 }
 
+/// Characters of a typed word an error repeats at most: a word is a few letters, so a longer
+/// text is a mistake or an attack, and an error must not carry it back whole.
+pub const ECHO_CHARS: usize = 32;
+
+/// `text` as an error repeats it: its first [`ECHO_CHARS`] characters, with `…` when cut.
+pub fn echo(text: &str) -> String {
+    match text.char_indices().nth(ECHO_CHARS) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 /// Full-width forms of U+FF61..U+FF9D (｡ to ﾝ), in order.
 const HALF_WIDTH: [char; 61] = [
     '。', '「', '」', '、', '・', 'ヲ', 'ァ', 'ィ', 'ゥ', 'ェ', 'ォ', 'ャ', 'ュ', 'ョ', 'ッ', 'ー',

@@ -25,6 +25,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::bounds::min_depth;
+use super::halt::halted;
 use super::hard::HardState;
 use super::root::{Checkpoint, FirstGuesses, Progress};
 use super::search::in_order_parallel;
@@ -147,11 +148,18 @@ impl Solver<'_> {
                 return true;
             }
         }
+        if halted(self.halt_of(None)) {
+            return false;
+        }
         let holds = if depth == 2 {
             self.floor(set, (2, INFEASIBLE), hard, pool, None) < INFEASIBLE
         } else {
             self.within_by_search(set, depth, hard, pool)
         };
+        // A search halted meanwhile may have answered "no" for nothing: keep no fact of it.
+        if halted(self.halt_of(None)) {
+            return false;
+        }
         self.reach.update(key, |known| {
             let mut reach = known.unwrap_or(Reach { fails: 1, holds: n });
             if holds {

@@ -1,22 +1,33 @@
 //! Giving up a search midway: a worker's job that the coordinator no longer needs (its first
 //! guess was refuted elsewhere, a better total cut it off, the run ended) stops within a
-//! node instead of running to its end.
+//! node instead of running to its end; a server's on-the-spot solve stops when its caller
+//! left or when its time is up (its budget).
 //!
 //! Soundness: once the flag is seen set, every node still open returns a meaningless bound
 //! and skips the memo. A node whose outcome read such a bound finishes after that child saw
 //! the flag, so it sees the flag too (one atomic read after another, in program order or
 //! across rayon's join) and keeps nothing; what was kept before stays true. The halting
 //! entry points answer `None` whenever the flag is set at their end, so a caller never
-//! takes a meaningless outcome for a result.
+//! takes a meaningless outcome for a result; a caller of a solver made with
+//! [`Solver::halting_on`] asks the flag itself once the search returns.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
 
 use super::{GuessId, Node, Outcome, Solver};
 
-/// A request, set from another thread, that a search give up.
+/// A request, set from another thread, that a search give up; optionally with a deadline
+/// after which it gives up by itself.
 #[derive(Debug, Default)]
-pub struct Halt(AtomicBool);
+pub struct Halt {
+    flag: AtomicBool,
+    /// When searches holding this flag give up by themselves (a server's budget per request).
+    deadline: Option<Instant>,
+    /// True once the deadline set the flag (not a caller).
+    expired: AtomicBool,
+}
 
 impl Halt {
     /// A flag not set.
@@ -24,20 +35,60 @@ impl Halt {
         Halt::default()
     }
 
-    /// Asks the searches holding this flag to give up as soon as they look.
-    pub fn halt(&self) {
-        self.0.store(true, Ordering::Release);
+    /// A flag not set that sets itself at `deadline`: the bound on the work of one request,
+    /// seen by the search at its next node or guess (well within a millisecond).
+    pub fn with_deadline(deadline: Instant) -> Halt {
+        Halt {
+            deadline: Some(deadline),
+            ..Halt::default()
+        }
     }
 
-    /// True once [`Halt::halt`] was called.
+    /// Asks the searches holding this flag to give up as soon as they look.
+    pub fn halt(&self) {
+        self.flag.store(true, Ordering::Release);
+    }
+
+    /// True once [`Halt::halt`] was called or the deadline passed.
     pub fn is_halted(&self) -> bool {
-        self.0.load(Ordering::Acquire)
+        if self.flag.load(Ordering::Acquire) {
+            return true;
+        }
+        match self.deadline {
+            Some(deadline) if Instant::now() >= deadline => {
+                self.expired.store(true, Ordering::Release);
+                self.halt();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// True when the deadline set the flag (the work was too costly, not unwanted).
+    pub fn expired(&self) -> bool {
+        self.expired.load(Ordering::Acquire)
     }
 }
 
 /// Whether a search's optional flag is set.
 pub(crate) fn halted(halt: Option<&Halt>) -> bool {
     halt.is_some_and(Halt::is_halted)
+}
+
+impl<'g> Solver<'g> {
+    /// The same solver, every search of which gives up once `halt` is set (a server's solve
+    /// for one request). The caller asks `halt` once the search returns and drops the answer
+    /// when it is set. Searches given a halt of their own (the `_halting` entry points) obey
+    /// that one.
+    pub fn halting_on(mut self, halt: Arc<Halt>) -> Solver<'g> {
+        self.halt = Some(halt);
+        self
+    }
+
+    /// The halt a node's search obeys: the one it was given, else this solver's own.
+    pub(crate) fn halt_of<'h>(&'h self, given: Option<&'h Halt>) -> Option<&'h Halt> {
+        given.or(self.halt.as_deref())
+    }
 }
 
 impl Solver<'_> {
@@ -169,5 +220,38 @@ mod tests {
             assert_eq!(solver.tree(&node), fresh.tree(&node), "seed {seed}");
         }
         assert!(halted_midway > 0, "no search was halted before its end");
+    }
+
+    /// A solver given a deadline gives up once past it, says so, and keeps nothing false:
+    /// the same memo still gives the optimum afterwards.
+    #[test]
+    fn a_deadline_halts_the_search_and_says_so() {
+        let game = load_preset("wordle").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let node = random_node(&game, 400, 3);
+        let fresh = Solver::new(&game, &table, SolverConfig::default(), 1 << 16);
+        let optimum = fresh.evaluate(&node, INFEASIBLE);
+        let memo: Arc<dyn crate::solver::memo::Memo> =
+            Arc::new(crate::solver::memo::MemoryMemo::new(1 << 16));
+        // A deadline already passed: the search gives up at its first look.
+        let halt = Arc::new(Halt::with_deadline(Instant::now()));
+        let solver = Solver::with_memo(&game, &table, SolverConfig::default(), memo.clone())
+            .halting_on(halt.clone());
+        let _meaningless = solver.evaluate(&node, INFEASIBLE);
+        assert!(halt.is_halted() && halt.expired());
+        assert_eq!(solver.nodes_searched(), 0);
+        let unbounded = Arc::new(Halt::new());
+        let again = Solver::with_memo(&game, &table, SolverConfig::default(), memo)
+            .halting_on(unbounded.clone());
+        assert_eq!(again.evaluate(&node, INFEASIBLE), optimum);
+        assert!(!unbounded.is_halted() && !unbounded.expired());
+        // A caller's halt stops the searches of a halting solver too, and is no deadline.
+        let caller = Arc::new(Halt::new());
+        caller.halt();
+        let stopped =
+            Solver::new(&game, &table, SolverConfig::default(), 1 << 16).halting_on(caller.clone());
+        let _ = stopped.evaluate(&node, INFEASIBLE);
+        assert_eq!(stopped.nodes_searched(), 0);
+        assert!(!caller.expired());
     }
 }

@@ -226,6 +226,8 @@ pub struct Solver<'g> {
     cell_caps: bool,
     /// Each guess's cells as the cell caps table them (see the `cells` module).
     cells_of: Vec<[cells::Cell; crate::word::BOARD]>,
+    /// The halt every search obeys when given none (see [`Solver::halting_on`]).
+    halt: Option<Arc<Halt>>,
     /// Search counters.
     pub stats: Stats,
 }
@@ -273,6 +275,7 @@ impl<'g> Solver<'g> {
             prune_dominated: true,
             cell_caps: true,
             cells_of: cells::cells_of(game),
+            halt: None,
             stats: Stats::default(),
         }
     }

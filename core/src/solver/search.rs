@@ -57,6 +57,7 @@ impl Solver<'_> {
         inherited: Option<&[GuessId]>,
         (beta, halt): (u32, Option<&Halt>),
     ) -> Outcome {
+        let halt = self.halt_of(halt);
         // An optimal strategy never plays a guess that does not shrink the set, so it never
         // needs more than n guesses: deeper budgets are all the same subproblem.
         let depth = depth.min(set.len() as u32);

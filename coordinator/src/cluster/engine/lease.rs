@@ -84,6 +84,7 @@ impl Engine {
     /// of handing the job to another worker. Without this, the leases of the last moments
     /// before a kill were lost, and jobs a worker still held were computed twice.
     pub fn lease(&self, worker: u64, max: usize) -> Result<Option<Vec<Leased>>, ClusterError> {
+        self.check_storage()?;
         let Some((out, wrote)) = self.store_lease(worker, max)? else {
             return Ok(None);
         };
@@ -100,6 +101,7 @@ impl Engine {
         worker: u64,
         max: usize,
     ) -> Result<Option<Vec<Leased>>, ClusterError> {
+        self.check_storage()?;
         Ok(self.store_lease(worker, max)?.map(|(out, _)| out))
     }
 
@@ -132,11 +134,14 @@ impl Engine {
             }
             return None;
         }
-        if state.quarantined.contains(&worker) || !Self::touch(&mut state, worker) {
+        if state.quarantined.contains(&worker) || !Self::activate(&mut state, worker) {
             return Some((Vec::new(), Vec::new()));
         }
         let live = self.live_workers(&state);
         let max = max.min(Self::room(&state, &live, worker));
+        if state.queue.is_empty() && max > 0 && Self::holds_nothing(&state, worker) {
+            self.take_back(&mut state, &live, worker);
+        }
         let expiry = Expiry {
             at: Instant::now() + self.params.lease,
             unix_ms: unix_millis() + self.params.lease.as_millis() as u64,
@@ -275,6 +280,75 @@ impl Engine {
         let outstanding = state.queue.len() + leased + state.rechecks.len();
         let cap = (slots * MAX_PER_SLOT).min(share(outstanding, slots, &others));
         cap.saturating_sub(held)
+    }
+
+    /// True when `worker` holds no job (it just arrived, or finished what it had).
+    fn holds_nothing(state: &State, worker: u64) -> bool {
+        !state
+            .jobs
+            .values()
+            .any(|e| matches!(e.state, JobState::Leased { holder: Some(h), .. } if h == worker))
+    }
+
+    /// Takes back, for `worker` who holds nothing and finds the queue empty, the jobs other live workers hold
+    /// beyond their share of the outstanding jobs (the ones they leased last): a worker that
+    /// was alone when it leased keeps only its share once another arrives. The jobs go back
+    /// to the queue; their former holders hear at their next heartbeat or report that the
+    /// jobs are no longer theirs (a result they still send is taken).
+    fn take_back(&self, state: &mut State, live: &HashSet<u64>, worker: u64) {
+        let mut held: HashMap<u64, Vec<(std::time::Instant, JobId)>> = HashMap::new();
+        for (id, entry) in &state.jobs {
+            if let JobState::Leased {
+                holder: Some(holder),
+                ..
+            } = entry.state
+            {
+                if holder != worker && live.contains(&holder) {
+                    let at = entry.leased_at.unwrap_or_else(Instant::now);
+                    held.entry(holder).or_default().push((at, *id));
+                }
+            }
+        }
+        let outstanding = state.queue.len()
+            + state
+                .jobs
+                .values()
+                .filter(|e| matches!(e.state, JobState::Leased { .. }))
+                .count()
+            + state.rechecks.len();
+        for (holder, mut jobs) in held {
+            let slots = state.workers.get(&holder).map_or(1, |w| w.slots);
+            let others: Vec<usize> = live
+                .iter()
+                .filter(|id| **id != holder)
+                .filter_map(|id| state.workers.get(id).map(|w| w.slots))
+                .collect();
+            let cap = (slots * MAX_PER_SLOT).min(share(outstanding, slots, &others));
+            if jobs.len() <= cap {
+                continue;
+            }
+            // The last leased first: the holder has had the least time on them.
+            jobs.sort_unstable();
+            let excess: Vec<JobId> = jobs[cap..].iter().map(|(_, id)| *id).collect();
+            for id in &excess {
+                let Some(entry) = state.jobs.get_mut(id) else {
+                    continue;
+                };
+                if let JobState::Leased { beta, .. } = entry.state {
+                    entry.state = JobState::Queued { beta };
+                    state.queue.insert((entry.priority, *id));
+                }
+            }
+            tracing::info!(
+                from = holder,
+                jobs = excess.len(),
+                "jobs held beyond a worker's share taken back for a worker that arrived"
+            );
+            state.counters.withdrawn += excess.len() as u64;
+            if let Some(record) = state.workers.get_mut(&holder) {
+                record.taken_back.extend(excess);
+            }
+        }
     }
 
     /// Hands up to `room` more claims waiting for a re-run to `worker`, never its own claims.

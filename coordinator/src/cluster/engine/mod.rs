@@ -118,6 +118,11 @@ impl Entry {
 
 struct Worker {
     seen: Instant,
+    /// When it registered (or this session restored it).
+    registered: Instant,
+    /// True once it leased or reported in this session: only such workers count as live, so
+    /// registrations that never ask for work (phantoms) take no share from the others.
+    active: bool,
     slots: usize,
     /// True once a lease told this worker that the run is over.
     told: bool,
@@ -132,6 +137,9 @@ struct Worker {
     done: u64,
     /// Jobs it holds that the plan withdrew, not told yet (see [`Engine::take_withdrawn`]).
     withdrawn: Vec<JobId>,
+    /// Jobs it held beyond its share, taken back for a worker that arrived (see
+    /// [`Engine::take_back`]), not told yet.
+    taken_back: Vec<JobId>,
 }
 
 /// What a registration gives a worker: its id, and the secret that proves it is that worker.
@@ -149,6 +157,14 @@ pub const MAX_SLOTS: usize = 1024;
 /// Registrations taken per second at most, whatever the tokens: a flood of made-up workers
 /// would otherwise grow the worker table and the run database without bound.
 pub const REGISTRATIONS_PER_SECOND: usize = 64;
+
+/// Workers registered under one token at most (the shared token counts as one): a token
+/// that registers thousands of made-up workers is refused past it. Registrations that never
+/// lease are forgotten after a lease period, so they do not hold places for long.
+pub const WORKERS_PER_TOKEN: usize = 256;
+
+/// The name workers without a token of their own register under.
+const SHARED_TOKEN: &str = "shared";
 
 /// Heartbeats taken from one worker per second at most: an honest worker sends one every
 /// third of a lease, so more is a flood, refused before it costs the state lock's walk.
@@ -320,12 +336,15 @@ fn restore_workers(store: &Store, now: Instant) -> Result<HashMap<u64, Worker>, 
             record.id,
             Worker {
                 seen: now,
+                registered: now,
+                active: false,
                 slots: record.slots.clamp(1, MAX_SLOTS),
                 told: false,
                 token: record.token,
                 secret: record.secret_sha256,
                 heartbeats: (now, 0),
                 withdrawn: Vec::new(),
+                taken_back: Vec::new(),
                 done: 0,
             },
         );
@@ -493,6 +512,14 @@ impl Engine {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// Refuses new work once the run database could not be written (see [`Store::fault`]).
+    pub fn check_storage(&self) -> Result<(), ClusterError> {
+        match self.store.fault() {
+            Some(why) => Err(ClusterError::StorageFault(why)),
+            None => Ok(()),
+        }
+    }
+
     /// The lease duration workers are told.
     pub fn lease_duration(&self) -> Duration {
         self.params.lease
@@ -518,6 +545,7 @@ impl Engine {
         slots: usize,
         token: Option<&str>,
     ) -> Result<Registration, ClusterError> {
+        self.check_storage()?;
         let mut state = self.lock();
         let id = state.next_worker;
         if token.is_some_and(|t| state.quarantined_tokens.contains(t)) {
@@ -536,17 +564,33 @@ impl Engine {
                 "more than {REGISTRATIONS_PER_SECOND} registrations in the last second"
             )));
         }
+        self.forget_phantoms(&mut state);
+        let name = token.unwrap_or(SHARED_TOKEN);
+        let under_token = state
+            .workers
+            .values()
+            .filter(|w| w.token.as_deref().unwrap_or(SHARED_TOKEN) == name)
+            .count();
+        if under_token >= WORKERS_PER_TOKEN {
+            return Err(ClusterError::Busy(format!(
+                "{under_token} workers are registered under token {name:?}, the most one token may \
+                 have (give each machine its own token in --tokens-file)"
+            )));
+        }
         state.registrations.push_back(now);
         let secret = format!("{:032x}", rand::random::<u128>());
         let slots = slots.clamp(1, MAX_SLOTS);
         let worker = Worker {
             seen: now,
+            registered: now,
+            active: false,
             slots,
             told: false,
             token: token.map(str::to_string),
             secret: secret_hash(&secret),
             heartbeats: (now, 0),
             withdrawn: Vec::new(),
+            taken_back: Vec::new(),
             done: 0,
         };
         state.next_worker += 1;
@@ -605,18 +649,39 @@ impl Engine {
         }
     }
 
+    /// Marks a registered worker as seen now and active: it asked for work or reported.
+    fn activate(state: &mut State, worker: u64) -> bool {
+        match state.workers.get_mut(&worker) {
+            Some(w) => {
+                w.seen = Instant::now();
+                w.active = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forgets the workers that registered more than a lease period ago and never leased
+    /// nor reported (their calls are refused from then on; an honest one registers again).
+    fn forget_phantoms(&self, state: &mut State) {
+        let lease = self.params.lease;
+        state
+            .workers
+            .retain(|_, w| w.active || w.registered.elapsed() <= lease);
+    }
+
     /// A worker seen since this moment (three lease periods ago) counts as live.
     fn live_since(&self) -> Instant {
         Instant::now() - self.params.lease * 3
     }
 
-    /// Workers seen within three lease periods and not quarantined.
+    /// Workers that leased or reported, seen within three lease periods, not quarantined.
     fn live_workers(&self, state: &State) -> HashSet<u64> {
         let live = self.live_since();
         state
             .workers
             .iter()
-            .filter(|(id, w)| w.seen >= live && !state.quarantined.contains(id))
+            .filter(|(id, w)| w.active && w.seen >= live && !state.quarantined.contains(id))
             .map(|(id, _)| *id)
             .collect()
     }
@@ -629,8 +694,11 @@ impl Engine {
             return Vec::new();
         };
         let withdrawn = std::mem::take(&mut record.withdrawn);
-        // A job leased again since is needed again.
-        Self::no_longer_needed(&state, worker, &withdrawn)
+        let taken_back = std::mem::take(&mut record.taken_back);
+        // A job leased again since is needed again, unless it was taken back for another.
+        let mut cancelled = Self::no_longer_needed(&state, worker, &withdrawn);
+        cancelled.extend(taken_back);
+        cancelled
     }
 
     /// Of the jobs `worker` says it holds, those the run no longer needs: withdrawn by the
@@ -660,7 +728,7 @@ impl Engine {
         self.lock()
             .workers
             .values()
-            .all(|w| w.told || w.seen < live)
+            .all(|w| w.told || !w.active || w.seen < live)
     }
 
     /// Extends the leases of jobs still being solved, only those `worker` holds, and names
@@ -706,8 +774,11 @@ impl Engine {
                 }
             }
         }
-        let cancelled = Self::no_longer_needed(&state, worker, ids);
+        let mut cancelled = Self::no_longer_needed(&state, worker, ids);
         if let Some(record) = state.workers.get_mut(&worker) {
+            // Jobs taken back for another worker's share are no longer this one's.
+            cancelled.extend(ids.iter().filter(|id| record.taken_back.contains(id)));
+            record.taken_back.retain(|id| ids.contains(id));
             // Every job it holds is answered for now: the next report need not repeat them.
             record.withdrawn.clear();
         }

@@ -68,6 +68,10 @@ enum Turn {
     },
 }
 
+/// How long a disk sync may take before the run declares a storage fault (a healthy disk
+/// syncs in milliseconds; a full one never returns).
+pub const SYNC_STALL: Duration = Duration::from_secs(10);
+
 impl Engine {
     /// The planning loop: replans whenever results arrive or leases run out, until the run
     /// is over or `stop` is set. Run it on its own thread. Between passes it lets go of the
@@ -111,11 +115,17 @@ impl Engine {
         if stop.load(Ordering::Relaxed) || state.solution.is_some() || state.failure.is_some() {
             return Turn::Over;
         }
+        if self.store.fault().is_some() {
+            // Nothing more can be made durable: wake whoever waits for the end to say so.
+            self.ended.notify_all();
+            return Turn::Over;
+        }
         // Leases are checked once a tick: every job is looked at, and a pass per
         // result was 6 % of the coordinator's time on Wordle's 13,600 jobs.
         if pace.last_expiry.elapsed() >= pace.tick {
             pace.last_expiry = Instant::now();
             self.expire(&mut state);
+            self.forget_phantoms(&mut state);
             self.recut_long(&mut state);
         }
         let here = if rechecking.load(Ordering::Relaxed) {
@@ -444,6 +454,14 @@ impl Engine {
 
     /// Waits up to `timeout` for the run to end; returns its solution once there is one.
     pub fn wait(&self, timeout: Duration) -> Result<Option<Arc<Solution>>, ClusterError> {
+        // Before the lock, which a thread stuck in a disk sync may hold.
+        self.store.watch_syncs(SYNC_STALL);
+        if self.store.fault().is_some() {
+            let finished = self.state.try_lock().is_ok_and(|s| s.solution.is_some());
+            if !finished {
+                self.check_storage()?;
+            }
+        }
         let state = self.lock();
         let state = if state.solution.is_none() && state.failure.is_none() {
             self.ended
@@ -453,6 +471,9 @@ impl Engine {
         } else {
             state
         };
+        if state.solution.is_none() {
+            self.check_storage()?;
+        }
         if let Some(why) = &state.failure {
             return Err(ClusterError::Assembly(why.clone()));
         }

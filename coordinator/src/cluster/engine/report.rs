@@ -33,6 +33,7 @@ impl Engine {
         answer: JobAnswer,
         durable: bool,
     ) -> Result<bool, ClusterError> {
+        self.check_storage()?;
         let Answered {
             spec,
             previous,
@@ -102,7 +103,7 @@ impl Engine {
         if state.quarantined.contains(&worker) {
             return Err(ClusterError::Quarantined(worker));
         }
-        if !Self::touch(&mut state, worker) {
+        if !Self::activate(&mut state, worker) {
             return Err(ClusterError::UnknownWorker(worker));
         }
         let recheck = state

@@ -142,6 +142,10 @@ impl Engine {
         let live = self.live_since();
         Snapshot {
             state: match (&state.solution, &state.failure) {
+                (None, _) if self.store.fault().is_some() => format!(
+                    "storage fault: {}; taking no more work",
+                    self.store.fault().unwrap_or_default()
+                ),
                 (_, Some(why)) => format!("failed: {why}"),
                 (Some(_), None) => "finished".into(),
                 (None, None) => "running".into(),

@@ -332,18 +332,83 @@ fn a_worker_holds_at_most_its_share_of_the_outstanding_jobs() {
     let greedy = engine.register(1024, None).expect("register");
     let honest = engine.register(1, None).expect("register");
     let outstanding = engine.lock().queue.len();
+    // The honest worker has not asked yet: the greedy one is alone and may take everything.
     let taken = engine
         .lease(greedy, 1 << 16)
         .expect("lease")
         .expect("running");
-    assert_eq!(taken.len(), outstanding.div_ceil(2));
+    assert_eq!(taken.len(), outstanding);
+    let left = engine.lease(honest, 64).expect("lease").expect("running");
+    assert!(!left.is_empty(), "the honest worker found no job");
+    // Now both are live: the greedy one keeps at most half.
     let more = engine
         .lease(greedy, 1 << 16)
         .expect("lease")
         .expect("running");
     assert!(more.is_empty(), "{} more past its share", more.len());
-    let left = engine.lease(honest, 64).expect("lease").expect("running");
-    assert!(!left.is_empty(), "the honest worker found no job");
+    let held = |worker| {
+        engine
+            .lock()
+            .jobs
+            .values()
+            .filter(|e| matches!(e.state, JobState::Leased { holder: Some(h), .. } if h == worker))
+            .count()
+    };
+    assert!(held(greedy) <= outstanding.div_ceil(2), "{}", held(greedy));
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+/// Issue 58, case 6: alone at the start, an attacker leases every job and heartbeats them;
+/// the honest worker that arrives next must get work at once (before, it got none until the
+/// attacker's leases ran out, which heartbeats never let happen), and the attacker must hear
+/// that the jobs taken back are no longer its own.
+#[test]
+fn jobs_held_beyond_a_share_are_taken_back_when_another_worker_arrives() {
+    let db = fresh_db("hakase-take-back");
+    let engine = open(&db);
+    let attacker = engine.register(1024, None).expect("register");
+    let all = engine
+        .lease(attacker, 1 << 16)
+        .expect("lease")
+        .expect("running");
+    let ids: Vec<JobId> = all.iter().map(|j| j.id).collect();
+    assert!(ids.len() >= 4, "{} jobs", ids.len());
+    assert!(engine
+        .heartbeat(attacker, &ids)
+        .expect("heartbeat")
+        .is_empty());
+    let honest = engine.register(1, None).expect("register");
+    let got = engine.lease(honest, 64).expect("lease").expect("running");
+    assert!(!got.is_empty(), "the honest worker got no job");
+    let cancelled = engine.heartbeat(attacker, &ids).expect("heartbeat");
+    assert!(
+        got.iter().all(|j| cancelled.contains(&j.id)),
+        "the attacker was not told that the honest worker's jobs are no longer its own"
+    );
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&db);
+}
+
+/// Issue 58, case 7: sixty registrations claiming 1024 threads each that never lease
+/// (phantoms) must not shrink an honest worker's share: before, they counted as live
+/// workers, and a two-thread worker got two jobs per lease instead of all it could use.
+#[test]
+fn registrations_that_never_lease_take_no_share() {
+    let db = fresh_db("hakase-phantoms");
+    let engine = open(&db);
+    for _ in 0..60 {
+        engine.register(1024, None).expect("register");
+    }
+    let honest = engine.register(2, None).expect("register");
+    let outstanding = engine.lock().queue.len();
+    let got = engine.lease(honest, 64).expect("lease").expect("running");
+    assert_eq!(
+        got.len(),
+        outstanding.min(64),
+        "the honest worker got {} of {outstanding} jobs",
+        got.len()
+    );
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
 }
@@ -365,6 +430,8 @@ fn a_re_run_nobody_takes_within_a_lease_period_goes_to_the_coordinator() {
     engine.replan(&mut engine.lock());
     let claimant = engine.register(1, None).expect("register");
     let idle = engine.register(1, None).expect("register");
+    // It asks once (finding nothing it may take): a live worker from then on.
+    engine.lease(idle, 0).expect("lease");
     let solver = Solver::new(
         engine.game(),
         engine.table(),

@@ -167,6 +167,13 @@ fn encode_progress(enc: &mut DescriptorEncoder, snap: &Snapshot) -> fmt::Result 
         "finished",
         "1 once the result is proven.",
         i64::from(snap.state == "finished"),
+    )?;
+    gauge(
+        enc,
+        "storage_fault",
+        "1 once the run database could not be written (disk full or failing): no more work is \
+         taken.",
+        i64::from(snap.state.starts_with("storage fault")),
     )
 }
 

@@ -1,7 +1,7 @@
-//! Who may hold the HTTP server's connections: a bounded total, and at most a few per client
-//! address, so one address opening many idle sockets cannot keep everyone else out. A
-//! connection over either bound is refused at once (closed), never queued, so the accept loop
-//! keeps taking the clients it can serve.
+//! Who may hold a port's connections (the HTTP ones and the gRPC ones alike): a bounded
+//! total, and at most a few per client address, so one address opening many idle sockets
+//! cannot keep everyone else out. A connection over either bound is refused at once
+//! (closed), never queued, so the accept loop keeps taking the clients it can serve.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -11,7 +11,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 /// The connections open now: in all, and per client address.
 #[derive(Debug)]
-pub(crate) struct Gate {
+pub struct Gate {
     total: Arc<Semaphore>,
     max_total: usize,
     per_ip: Arc<Mutex<HashMap<IpAddr, usize>>>,
@@ -20,7 +20,7 @@ pub(crate) struct Gate {
 
 /// Why a connection was closed as soon as it was accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-pub(crate) enum Refused {
+pub enum Refused {
     /// Every place is taken.
     #[error("{0} connections are open, the most served at once")]
     Full(usize),
@@ -36,7 +36,7 @@ pub(crate) enum Refused {
 
 /// One admitted connection's places, given back when it is dropped (the connection ended).
 #[derive(Debug)]
-pub(crate) struct Admitted {
+pub struct Admitted {
     _total: OwnedSemaphorePermit,
     per_ip: Arc<Mutex<HashMap<IpAddr, usize>>>,
     ip: IpAddr,
@@ -45,7 +45,7 @@ pub(crate) struct Admitted {
 impl Gate {
     /// At most `max_total` connections, `max_per_ip` of them from one address (both at least
     /// 1).
-    pub(crate) fn new(max_total: usize, max_per_ip: usize) -> Gate {
+    pub fn new(max_total: usize, max_per_ip: usize) -> Gate {
         let max_total = max_total.max(1);
         Gate {
             total: Arc::new(Semaphore::new(max_total)),
@@ -57,7 +57,7 @@ impl Gate {
 
     /// Takes a place for a connection from `ip`, or says why there is none. IPv4 clients seen
     /// through an IPv6 socket count under their IPv4 address.
-    pub(crate) fn admit(&self, ip: IpAddr) -> Result<Admitted, Refused> {
+    pub fn admit(&self, ip: IpAddr) -> Result<Admitted, Refused> {
         let ip = ip.to_canonical();
         // Counts stay consistent under a panic elsewhere (each change is one statement), so a
         // poisoned lock is still good to use.
