@@ -702,7 +702,8 @@ fn a_slow_worker_drops_jobs_no_longer_needed_and_stops_with_the_run() {
 
 /// A job that runs long while another worker has nothing to do is cut finer (here a whole
 /// first guess of a ranking, into its parts): the waiting worker takes the pieces, the slow
-/// worker stops the job, and every value is still the core's.
+/// worker stops the job (when told it is withdrawn, or when the pieces end the run first)
+/// and never reports it, and every value is still the core's.
 #[test]
 fn a_long_job_is_cut_finer_for_a_waiting_worker_and_the_values_stand() {
     let game = "pokemon-gen:1";
@@ -727,7 +728,13 @@ fn a_long_job_is_cut_finer_for_a_waiting_worker_and_the_values_stand() {
             "0.3",
         ],
     );
-    let mut slow = start_worker(&dir, "slow", &url, &["--job-delay-ms", "1500", "--json"]);
+    let slow_log = dir.join("slow-jobs.log").to_string_lossy().to_string();
+    let mut slow = start_worker(
+        &dir,
+        "slow",
+        &url,
+        &["--job-delay-ms", "4000", "--json", "--job-log", &slow_log],
+    );
     let mut fast = start_worker(&dir, "fast", &url, &["--job-delay-ms", "5", "--json"]);
     let (doc, solution) = finished_solution(&mut coordinator);
     assert_eq!(solution.ranking, expected.ranking);
@@ -747,4 +754,25 @@ fn a_long_job_is_cut_finer_for_a_waiting_worker_and_the_values_stand() {
     let report: serde_json::Value =
         serde_json::from_str(&slow.output()).expect("the slow worker's JSON report");
     assert!(report["jobs_stopped"].as_u64() > Some(0), "{report}");
+    // The jobs cut finer were answered by their pieces, never by the slow worker holding them.
+    let cut: Vec<String> = coordinator
+        .errors()
+        .lines()
+        .filter(|line| line.contains("a long job is cut finer"))
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|line| line["fields"]["job"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(
+        cut.len() as u64,
+        recut.unwrap_or(0),
+        "{}",
+        coordinator.errors()
+    );
+    let slow_jobs = std::fs::read_to_string(&slow_log).expect("the slow worker's job log");
+    for job in &cut {
+        assert!(
+            !slow_jobs.contains(&format!("acked {job}")),
+            "the cut job {job} was still reported:\n{slow_jobs}"
+        );
+    }
 }

@@ -429,12 +429,21 @@ impl<'a> WorkLoop<'a> {
     }
 
     /// Leaves a run the coordinator declared over: drops the jobs and results still held
-    /// (they can change nothing), halts the jobs being solved and makes the memo durable.
+    /// (they can change nothing), halts the jobs being solved (counted as stopped midway:
+    /// the run's end is the coordinator no longer needing them) and makes the memo durable.
     async fn leave_finished_run(&mut self) {
-        self.intake.queue.clear();
+        while let Ok(solved) = self.solved.try_recv() {
+            self.take_solved(solved);
+        }
+        let unstarted = self.intake.queue.withdraw(|_| true).len();
         for halt in self.active.values() {
             halt.halt();
         }
+        let running = self
+            .active
+            .len()
+            .saturating_sub(unstarted + self.outbox.reporting());
+        self.session.summary.jobs_stopped += running as u64;
         self.outbox.reports.abort_all();
         if !self.active.is_empty() {
             tracing::debug!(
