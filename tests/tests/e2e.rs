@@ -9,6 +9,7 @@ mod faults;
 mod live;
 mod malicious;
 mod puzzle_cluster;
+mod resume;
 mod review;
 mod rpc;
 mod serve_limits;
