@@ -436,6 +436,20 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
         }
         let played = play(&client, base, salet_run, wordle_answer, false).await;
         assert_eq!(played, 4, "{}", salet_run.game.answer_text(wordle_answer));
+        // Won: the banner says it in words; no next guess, no figures without a unit.
+        let word = salet_run.game.answer_text(wordle_answer).to_string();
+        assert_eq!(
+            text_of(&client, "won").await,
+            format!("Solved in 4 guesses: {word}")
+        );
+        let shown = js(
+            &client,
+            "return ['suggestion', 'stats'].map((id) => getComputedStyle(document.getElementById(id)).display);",
+        )
+        .await;
+        assert_eq!(shown, json!(["none", "none"]));
+        screenshot(&client, &shots, "phone-won.png", 390, 844).await;
+        screenshot(&client, &shots, "desktop-won.png", 1280, 900).await;
 
         // The tree of `solve --first salet` never claims more than it proves.
         let info = text_of(&client, "run-info").await;
@@ -482,7 +496,15 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
             .await
             .expect("rows");
         assert_eq!(rows.len(), batch[0]["rows"].as_array().map_or(0, Vec::len));
-        // A best move lists the answers its question counts.
+        // A best move asks for a guess, not the answer, and lists the answers it counts.
+        assert_eq!(
+            wait_until(
+                &client,
+                "return document.querySelector(\"label[for='puzzle-answer']\").textContent;"
+            )
+            .await,
+            "Your guess"
+        );
         let listed = client
             .find_all(Locator::Css("#puzzle-candidates li"))
             .await
@@ -496,7 +518,7 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
             (
                 "あいうえお",
                 "not-a-name",
-                "アイウエオ is not a name (word) of this game. Try again.",
+                "アイウエオ is not a name (word) of pokemon-today. Try again.",
             ),
             (
                 "ピカチュウ",
@@ -506,7 +528,7 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
             (
                 hiragana(&solution).as_str(),
                 "right",
-                &*format!("Right! The answer is {solution}."),
+                &*format!("Right! The best guess is {solution}."),
             ),
         ] {
             let input = client
@@ -546,22 +568,9 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
         assert_eq!(got, "revealed");
         assert_eq!(
             text_of(&client, "puzzle-verdict").await,
-            format!("The answer is {solution}.")
+            format!("The best guess is {solution}.")
         );
-        for (name, width, height) in [
-            ("phone-puzzle.png", 390, 844),
-            ("desktop-puzzle.png", 1280, 900),
-        ] {
-            client
-                .set_window_size(width, height)
-                .await
-                .expect("resizing");
-            client
-                .execute("document.getElementById('puzzle').scrollIntoView()", vec![])
-                .await
-                .expect("scroll");
-            screenshot(&client, &shots, name, width, height).await;
-        }
+        card_shots(&client, &shots, "puzzle", "puzzle").await;
 
         // The ranking card: the best rows, a histogram, and any first guess looked up, typed
         // in hiragana; its exact value and rank are the in-memory solver's (tests of the
@@ -589,6 +598,10 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
         assert_eq!(
             text_of(&client, "ranking-claim").await,
             "pokemon-qiita2023: exact values of every first guess"
+        );
+        assert_eq!(
+            text_of(&client, "ranking-title").await,
+            "Ranking of first guesses"
         );
         type_into(&client, "ranking-word", &hiragana("ピカチュウ")).await;
         client
@@ -633,23 +646,39 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
             text_of(&client, "ranking-found").await,
             "ピカチュウ: 合計 1113（平均 3.9053） · 493 個中 394 位"
         );
-        for (name, width, height) in [
-            ("phone-ranking.png", 390, 844),
-            ("desktop-ranking.png", 1280, 900),
-        ] {
-            client
-                .set_window_size(width, height)
-                .await
-                .expect("resizing");
-            client
-                .execute(
-                    "document.getElementById('ranking').scrollIntoView()",
-                    vec![],
-                )
-                .await
-                .expect("scroll");
-            screenshot(&client, &shots, name, width, height).await;
-        }
+        // At phone width the histogram's labels stay readable (they were about 6 px high).
+        client.set_window_size(390, 844).await.expect("resizing");
+        // The plot is drawn again for the new width on the resize event.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let heights = wait_until(
+            &client,
+            "const t = Array.from(document.querySelectorAll('#ranking-plot text')); \
+             const h = t.map((e) => e.getBoundingClientRect().height); \
+             return t.length && document.getElementById('ranking-plot').getBoundingClientRect().width < 390 \
+               ? JSON.stringify(h) : '';",
+        )
+        .await;
+        let heights: Vec<f64> = serde_json::from_str(&heights).expect("heights");
+        assert!(heights.iter().all(|&h| h >= 11.0), "{heights:?}");
+        card_shots(&client, &shots, "ranking", "ranking").await;
+
+        // A run that cut most first guesses off at a bound: the card says so, nowhere "exact
+        // values" alone.
+        client
+            .goto(&format!("{base}/?run=qiita&lang=en"))
+            .await
+            .expect("page");
+        settled(&client, 0).await;
+        wait_until(&client, done).await;
+        assert_eq!(
+            text_of(&client, "ranking-claim").await,
+            "qiita: the best first guess exact, the others lower bounds (≥) where they were cut off"
+        );
+        assert_eq!(
+            text_of(&client, "ranking-title").await,
+            "Ranking of first guesses"
+        );
+        card_shots(&client, &shots, "ranking", "ranking-best").await;
 
         // A game in progress, at phone and desktop widths.
         client
@@ -676,6 +705,23 @@ fn the_page_plays_games_to_the_trees_guess_counts() {
         screenshot(&client, &shots, "desktop-en.png", 1280, 900).await;
         client.close().await.expect("closing the session");
     });
+}
+
+/// Phone- and desktop-sized screenshots (`phone-NAME.png`, `desktop-NAME.png`) of the card
+/// with id `id`, scrolled into view.
+async fn card_shots(client: &Client, shots: &Option<PathBuf>, id: &str, name: &str) {
+    for (size, width, height) in [("phone", 390, 844), ("desktop", 1280, 900)] {
+        client
+            .set_window_size(width, height)
+            .await
+            .expect("resizing");
+        js(
+            client,
+            &format!("document.getElementById('{id}').scrollIntoView()"),
+        )
+        .await;
+        screenshot(client, shots, &format!("{size}-{name}.png"), width, height).await;
+    }
 }
 
 /// Runs `script` and returns what it returns.
@@ -857,8 +903,17 @@ fn the_page_reviews_games_and_keeps_its_five_defects_fixed() {
         assert_eq!(
             text_of(&client, "error").await,
             "These colours cannot all be right: step 2 (オニドリル 灰灰灰灰灰): no answer fits \
-             this step together with the earlier ones Keep fixing tiles, or Undo."
+             this step together with the earlier ones. Keep fixing tiles, or Undo."
         );
+        for (name, width, height) in [
+            ("phone-conflict.png", 390, 844),
+            ("desktop-conflict.png", 1280, 900),
+        ] {
+            client.set_window_size(width, height).await.expect("resizing");
+            // The board's faulty row and the message under the form, together.
+            js(&client, "document.getElementById('error').scrollIntoView({block: 'end'})").await;
+            screenshot(&client, &shots, name, width, height).await;
+        }
         assert_eq!(
             js(&client, "return document.querySelector('#board li:nth-child(2)').className").await,
             "tiles played conflict"
@@ -887,7 +942,9 @@ fn the_page_reviews_games_and_keeps_its_five_defects_fixed() {
         idle(&client).await;
         let error = text_of(&client, "error").await;
         assert!(
-            error.starts_with("1 手目: 「ピカチュウx」はこのゲームで使える単語ではありません"),
+            error.starts_with(
+                "1 手目: 「ピカチュウx」は pokemon-qiita2023 で使える単語ではありません"
+            ),
             "{error}"
         );
         wait_until(&client, "return document.body.dataset.puzzle || ''").await;
@@ -1051,6 +1108,24 @@ fn the_page_reviews_games_and_keeps_its_five_defects_fixed() {
         client.set_window_size(390, 844).await.expect("resizing");
         js(&client, "document.getElementById('review-result').scrollIntoView()").await;
         screenshot(&client, &shots, "phone-review-ja.png", 390, 844).await;
+        // A game not won: the player never found the answer, so no count of theirs is given.
+        click(&client, "#lang").await;
+        type_into(&client, "review-words", "salet").await;
+        js(
+            &client,
+            "const t = document.getElementById('review-grid'); t.value = ''; \
+             t.dispatchEvent(new Event('input', { bubbles: true }));",
+        )
+        .await;
+        type_into(&client, "review-answer", "mummy").await;
+        js(&client, "delete document.body.dataset.review").await;
+        click(&client, "#review-run").await;
+        wait_until(&client, "return document.body.dataset.review === 'done' ? 'done' : ''").await;
+        let summary = text_of(&client, "review-summary").await;
+        assert!(
+            summary.contains("it finds this answer in ") && summary.contains("(you had not found it after 1 guess)."),
+            "{summary}"
+        );
         client.close().await.expect("closing the session");
     });
 }
