@@ -61,6 +61,8 @@ fn a_worst_case_solve_killed_while_refuting_a_budget_resumes_there() {
         .find_map(|l| l.strip_prefix("resumed ")?.split(' ').next()?.parse().ok())
         .unwrap_or_else(|| panic!("no `resumed` line:\n{errors}"));
     assert!(resumed >= 1, "{errors}");
+    // Budgets 3 and 4 refuted whole, 5 in part: a first guess counts once per budget.
+    assert!(errors.contains(" (over 3 guess budgets) from "), "{errors}");
     let output = second.output();
     assert_eq!(
         output.lines().nth(1),

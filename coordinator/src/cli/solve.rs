@@ -283,8 +283,13 @@ impl Solve {
                 0 => String::new(),
                 n => format!(", {n} damaged (recomputed)"),
             };
+            // The worst-case objective settles a first guess once per budget it refutes.
+            let budgets = match outcome.resumed_budgets {
+                0 | 1 => String::new(),
+                n => format!(" (over {n} guess budgets)"),
+            };
             eprintln!(
-                "resumed {} from {}{damaged}",
+                "resumed {}{budgets} from {}{damaged}",
                 plural(
                     outcome.resumed as u64,
                     "settled first guess",
