@@ -15,9 +15,10 @@ use hakase_core::{Game, GameTable, WordListInput};
 pub struct GameArgs {
     /// The preset game (see `hakase games`): pokemon-today, pokemon-qiita2023, pokemon-verbum,
     /// pokemon-gen:N or pokemon-gen:N-M, wordle, wordle-answers-only, wordle-nyt2022,
-    /// wordle-nyt2023.
-    #[arg(long, short = 'g', value_name = "G", default_value = DEFAULT_GAME)]
-    pub game: String,
+    /// wordle-nyt2023. Default: pokemon-today, or wordle when the --answers/--guesses files
+    /// hold English words (its 6 tries and B/Y/G colours).
+    #[arg(long, short = 'g', value_name = "G")]
+    pub game: Option<String>,
 
     /// Replace the preset's possible answers with this file: one word per line, UTF-8,
     /// every answer exactly 5 letters.
@@ -37,26 +38,40 @@ pub struct GameArgs {
 impl GameArgs {
     /// Builds the game: the preset, with each given file or `--tries` replacing its part.
     pub fn load(&self) -> Result<Game> {
-        let preset =
-            load_preset(&self.game).with_context(|| format!("loading game {:?}", self.game))?;
+        let given_guesses = self.guesses.as_deref().map(read_list).transpose()?;
+        let given_answers = self.answers.as_deref().map(read_list).transpose()?;
+        let name = match &self.game {
+            Some(name) => name.clone(),
+            None => preset_for(given_answers.iter().chain(&given_guesses)).to_string(),
+        };
+        let preset = load_preset(&name).with_context(|| format!("loading game {name:?}"))?;
         if self.answers.is_none() && self.guesses.is_none() && self.tries.is_none() {
             return Ok(preset);
         }
-        let guesses = match &self.guesses {
-            Some(path) => read_list(path)?,
-            None => preset_list(&self.game, "guesses", preset.guesses().len(), |i| {
+        let guesses = given_guesses.unwrap_or_else(|| {
+            preset_list(&name, "guesses", preset.guesses().len(), |i| {
                 preset.guess_text(i)
-            }),
-        };
-        let answers = match &self.answers {
-            Some(path) => read_list(path)?,
-            None => preset_list(&self.game, "answers", preset.answers().len(), |i| {
+            })
+        });
+        let answers = given_answers.unwrap_or_else(|| {
+            preset_list(&name, "answers", preset.answers().len(), |i| {
                 preset.answer_text(i)
-            }),
-        };
+            })
+        });
         let tries = self.tries.unwrap_or(preset.tries());
-        Game::new(&self.describe(), guesses, answers, tries, preset.style())
-            .context("building the game from the given lists")
+        Game::new(
+            &self.describe(&name),
+            guesses,
+            answers,
+            tries,
+            preset.style(),
+        )
+        .context("building the game from the given lists")
+    }
+
+    /// True when `--game` was given: the game was chosen, not defaulted.
+    pub fn chosen(&self) -> bool {
+        self.game.is_some()
     }
 
     /// Builds the game and its feedback table.
@@ -74,8 +89,8 @@ impl GameArgs {
         )?))
     }
 
-    /// A name for a customised game that says what was replaced.
-    fn describe(&self) -> String {
+    /// A name for a customised game of preset `name` that says what was replaced.
+    fn describe(&self, name: &str) -> String {
         let mut parts = Vec::new();
         if let Some(path) = &self.answers {
             parts.push(format!("answers from {}", path.display()));
@@ -84,9 +99,9 @@ impl GameArgs {
             parts.push(format!("guesses from {}", path.display()));
         }
         if let Some(tries) = self.tries {
-            parts.push(format!("{tries} tries"));
+            parts.push(hakase_coordinator::output::plural(tries, "try", "tries"));
         }
-        format!("{} ({})", self.game, parts.join(", "))
+        format!("{name} ({})", parts.join(", "))
     }
 }
 
@@ -99,6 +114,19 @@ pub fn allow_first(game: Game, first: Option<&str>, allow_any: bool) -> Result<G
             .with_context(|| format!("--first {word} with --allow-any-first"))?
             .0),
         _ => Ok(game),
+    }
+}
+
+/// The preset whose rules a game of these lists (given without `--game`) plays by: English
+/// words play by wordle's (6 tries, B/Y/G colours), anything else by the default game's.
+fn preset_for<'a>(lists: impl IntoIterator<Item = &'a WordListInput>) -> &'static str {
+    let mut words = lists.into_iter().flat_map(|l| &l.words).peekable();
+    let english =
+        words.peek().is_some() && words.all(|(_, w)| w.chars().all(|c| c.is_ascii_alphabetic()));
+    if english {
+        "wordle"
+    } else {
+        DEFAULT_GAME
     }
 }
 

@@ -173,3 +173,71 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Args;
+
+    /// The about of a group of options flattened into commands (each has a doc comment of
+    /// its own, which clap takes for a command that lacks one).
+    fn group_abouts() -> Vec<String> {
+        let about = |c: clap::Command| c.get_about().map(|a| a.to_string());
+        [
+            about(game_args::GameArgs::augment_args(clap::Command::new("g"))),
+            about(cli::HistoryArgs::augment_args(clap::Command::new("g"))),
+            about(cli::query::RunArgs::augment_args(clap::Command::new("g"))),
+            about(cli::solver_args::SolverArgs::augment_args(
+                clap::Command::new("g"),
+            )),
+            about(cli::coordinator::CutArgs::augment_args(clap::Command::new(
+                "g",
+            ))),
+            about(cli::coordinator::ServerAuthArgs::augment_args(
+                clap::Command::new("g"),
+            )),
+            about(batch::ServeArgs::augment_args(clap::Command::new("g"))),
+            about(hakase_coordinator::output::JsonArg::augment_args(
+                clap::Command::new("g"),
+            )),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
+    /// `hakase puzzle --help` once described the command as "How a batch is served to
+    /// workers", the doc of a group it flattens: every command says what it does itself.
+    #[test]
+    fn every_command_describes_itself() {
+        let groups = group_abouts();
+        let cli = Cli::command();
+        let mut seen = std::collections::HashSet::new();
+        for command in cli.get_subcommands() {
+            let name = command.get_name();
+            let about = command
+                .get_about()
+                .map(|a| a.to_string())
+                .unwrap_or_default();
+            assert!(!about.is_empty(), "`hakase {name}` has no description");
+            assert!(
+                !groups.contains(&about),
+                "`hakase {name}` is described as {about:?}"
+            );
+            assert!(
+                seen.insert(about.clone()),
+                "`hakase {name}` shares {about:?}"
+            );
+        }
+        let puzzle = cli.find_subcommand("puzzle").expect("puzzle");
+        assert_eq!(
+            puzzle.get_about().map(|a| a.to_string()),
+            Some(
+                "Generate puzzles: deduction puzzles (name the one answer that fits the rows) and \
+                 best-move problems (find the one right guess), graded easy, medium or hard and \
+                 proven"
+                    .to_string()
+            )
+        );
+    }
+}

@@ -138,7 +138,7 @@ fn bad_input_fails_with_a_message_on_stderr() {
     assert!(out.stdout.is_empty());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: reading the guess: \"ナゾ\" is not an allowed guess in this game\n"
+        "error: reading the guess: \"ナゾ\" is not an allowed guess in pokemon-today\n"
     );
     let out = hakase(&[
         "candidates",

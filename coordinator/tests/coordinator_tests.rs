@@ -16,6 +16,7 @@ mod design_cli;
 mod engine_order;
 mod hostile;
 mod json_contract;
+mod newcomer;
 mod puzzle_cli;
 mod query_cli;
 mod query_first;

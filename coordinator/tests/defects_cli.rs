@@ -233,17 +233,17 @@ fn solve_with_too_few_tries_says_so_plainly_and_exits_3() {
 fn feedback_names_the_answer_when_the_answer_is_unknown() {
     assert_eq!(
         fails(&["feedback", "ピカチュウ", "ピカチ"]),
-        "error: reading the answer: \"ピカチ\" is not a word of this game, so it cannot be the \
-         answer\n"
+        "error: reading the answer: \"ピカチ\" is not a word of pokemon-today, so it cannot be \
+         the answer\n"
     );
     assert_eq!(
         fails(&["feedback", "ピカチュウ", "ピカチュ"]),
-        "error: reading the answer: \"ピカチュ\" is not a word of this game, so it cannot be \
-         the answer; did you mean ピカチュウ?\n"
+        "error: reading the answer: \"ピカチュ\" is not a word of pokemon-today, so it cannot \
+         be the answer; did you mean ピカチュウ?\n"
     );
     assert_eq!(
         fails(&["feedback", "ピカチ", "ピカチュウ"]),
-        "error: reading the guess: \"ピカチ\" is not an allowed guess in this game\n"
+        "error: reading the guess: \"ピカチ\" is not an allowed guess in pokemon-today\n"
     );
 }
 
@@ -287,8 +287,8 @@ fn review_says_each_cause_once() {
             "-H",
             "ジーランズ=灰灰灰灰灰"
         ]),
-        "error: reading the game: step 1: \"ジーランズ\" is not an allowed guess in this game; \
-         did you mean ジーランス?\n"
+        "error: reading the game: step 1: \"ジーランズ\" is not an allowed guess in \
+         pokemon-qiita2023; did you mean ジーランス?\n"
     );
     let json: Value = serde_json::from_slice(
         &hakase(&[
@@ -306,8 +306,8 @@ fn review_says_each_cause_once() {
         json,
         json!({"error": {
             "kind": "input",
-            "message": "reading the game: step 1: \"ジーランズ\" is not an allowed guess in this \
-                        game; did you mean ジーランス?"
+            "message": "reading the game: step 1: \"ジーランズ\" is not an allowed guess in \
+                        pokemon-qiita2023; did you mean ジーランス?"
         }})
     );
 }

@@ -41,7 +41,7 @@ fn check_error(docs: &BTreeMap<String, BTreeSet<String>>, args: &[&str], kind: &
 
 /// Runs `args` with `input` on standard input; returns standard output, which must be a
 /// success.
-fn with_input(args: &[&str], input: &str) -> String {
+pub(crate) fn with_input(args: &[&str], input: &str) -> String {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hakase"))
         .args(args)
         .stdin(Stdio::piped())
@@ -610,8 +610,14 @@ fn servers_and_workers_speak_the_documented_json() {
             runs["runs"][0]["name"].as_str(),
             runs["runs"][0]["state"].as_str()
         ),
-        (Some("pokemon-gen-1"), Some("proven"))
+        (Some("pokemon-gen-1"), Some("proven if claims hold"))
     );
+    // Under the default audit most claims are taken unchecked: the run says it rests on them.
+    assert!(
+        runs["runs"][0]["unchecked_claims"].as_u64() > Some(0),
+        "{runs}"
+    );
+    assert_eq!(runs["runs"][0]["label"], "proven-if-claims-hold");
     // A game the worker cannot load is refused before it connects.
     check_error(
         &docs,

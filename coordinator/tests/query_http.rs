@@ -50,13 +50,13 @@ const TEST_LIMITS: WebLimits = WebLimits {
     connections_per_address: 64,
 };
 
-struct Served {
-    addr: String,
+pub(crate) struct Served {
+    pub(crate) addr: String,
     catalog: Arc<LiveCatalog>,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
-async fn start(sources: Sources) -> Served {
+pub(crate) async fn start(sources: Sources) -> Served {
     let (catalog, _) = LiveCatalog::scan(sources);
     let catalog = Arc::new(catalog);
     // The answers are what is checked, not the budget a loaded machine might exceed.
@@ -107,7 +107,12 @@ async fn connect(addr: &str) -> SendRequest<Full<Bytes>> {
 }
 
 /// Sends a request; returns the status and the body as JSON (or as a JSON string).
-async fn call(addr: &str, method: &str, path: &str, body: impl Into<Bytes>) -> (u16, Value) {
+pub(crate) async fn call(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: impl Into<Bytes>,
+) -> (u16, Value) {
     let mut sender = connect(addr).await;
     let request = Request::builder()
         .method(method)

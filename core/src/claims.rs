@@ -2,6 +2,7 @@
 //! what checking the tree finds: a file whose words are right but whose facts are not is
 //! reported, never believed.
 
+use crate::plural::plural;
 use serde_json::Value;
 
 use crate::game::Game;
@@ -67,13 +68,15 @@ impl StatedFacts {
         if let Some(left) = self.guesses_left {
             if left > game.tries() {
                 found.push(format!(
-                    "the file says {left} guesses left, but the game has {} tries",
-                    game.tries()
+                    "the file says {} left, but the game has {}",
+                    plural(left, "guess", "guesses"),
+                    plural(game.tries(), "try", "tries")
                 ));
             }
             if evaluation.worst > left {
                 found.push(format!(
-                    "the file says {left} guesses left, but the tree needs {} in the worst case",
+                    "the file says {} left, but the tree needs {} in the worst case",
+                    plural(left, "guess", "guesses"),
                     evaluation.worst
                 ));
             }
@@ -81,7 +84,8 @@ impl StatedFacts {
         if let Some(cap) = self.max_guesses {
             if evaluation.worst > cap {
                 found.push(format!(
-                    "the file says at most {cap} guesses, but the tree needs {} in the worst case",
+                    "the file says at most {}, but the tree needs {} in the worst case",
+                    plural(cap, "guess", "guesses"),
                     evaluation.worst
                 ));
             }

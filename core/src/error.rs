@@ -3,6 +3,8 @@
 
 use thiserror::Error;
 
+use crate::plural::plural;
+
 /// Everything that can go wrong while loading games or reading user input.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum Error {
@@ -34,7 +36,8 @@ pub enum Error {
     },
     /// Answers fill the whole board.
     #[error(
-        "{list}: line {line}: answer {word:?} has {len} letters, answers must have exactly {board}"
+        "{list}: line {line}: answer {word:?} has {}, answers must have exactly {board}",
+        plural(*len as u64, "letter", "letters")
     )]
     AnswerLength {
         /// The list's name or path, as the user gave it.
@@ -49,7 +52,10 @@ pub enum Error {
         board: usize,
     },
     /// Guesses may be shorter than the board but never longer.
-    #[error("{list}: line {line}: {word:?} has {len} letters, more than the board's {board}")]
+    #[error(
+        "{list}: line {line}: {word:?} has {}, more than the board's {board}",
+        plural(*len as u64, "letter", "letters")
+    )]
     GuessTooLong {
         /// The list's name or path, as the user gave it.
         list: String,
@@ -68,33 +74,49 @@ pub enum Error {
     /// The game's tries must allow at least one guess.
     #[error("tries must be between 1 and 64, got {0}")]
     BadTries(u32),
-    /// A word the user typed is not an allowed guess of this game; the closest allowed
-    /// guesses help them fix a typo.
+    /// A word the user typed is not an allowed guess of this game, named (the default game
+    /// is easily forgotten); the closest allowed guesses help them fix a typo, and the preset
+    /// the word does belong to, if any, tells them which game they meant.
     #[error(
-        "\"{word}\" is not an allowed guess in this game{}",
-        did_you_mean(suggestions)
+        "\"{word}\" is not an allowed guess in {game}{}{}",
+        did_you_mean(suggestions),
+        belongs_to(elsewhere)
     )]
     UnknownWord {
         /// The word as read.
         word: String,
+        /// The game's name (boxed, and `elsewhere` static, so every error stays small).
+        game: Box<str>,
         /// The closest allowed guesses, best first (may be empty).
         suggestions: Vec<String>,
+        /// A preset game whose guesses include the word.
+        elsewhere: Option<&'static str>,
     },
     /// A word given as the answer that is no word of this game at all; the closest words
     /// that could be answers help fix a typo.
     #[error(
-        "\"{word}\" is not a word of this game, so it cannot be the answer{}",
-        did_you_mean(suggestions)
+        "\"{word}\" is not a word of {game}, so it cannot be the answer{}{}",
+        did_you_mean(suggestions),
+        belongs_to(elsewhere)
     )]
     UnknownAnswer {
         /// The word as read.
         word: String,
+        /// The game's name (boxed, and `elsewhere` static, so every error stays small).
+        game: Box<str>,
         /// The closest words of answer length, best first (may be empty).
         suggestions: Vec<String>,
+        /// A preset game whose guesses include the word.
+        elsewhere: Option<&'static str>,
     },
     /// A word that may be guessed but is never the answer, where an answer is required.
-    #[error("\"{0}\" is an allowed guess but never the answer in this game")]
-    NotAnAnswer(String),
+    #[error("\"{word}\" is an allowed guess but never the answer in {game}")]
+    NotAnAnswer {
+        /// The word as read.
+        word: String,
+        /// The game's name (boxed, and `elsewhere` static, so every error stays small).
+        game: Box<str>,
+    },
     /// A pattern the user typed could not be read.
     #[error("cannot read pattern {text:?}: {why}")]
     BadPattern {
@@ -158,6 +180,13 @@ fn did_you_mean(suggestions: &[String]) -> String {
         [one] => format!("; did you mean {one}?"),
         [rest @ .., last] => format!("; did you mean {} or {last}?", rest.join(", ")),
     }
+}
+
+/// "; it is a word of G (--game G)" when the word belongs to preset G, else nothing.
+fn belongs_to(elsewhere: &Option<&str>) -> String {
+    elsewhere.map_or_else(String::new, |g| {
+        format!("; it is a word of {g} (--game {g})")
+    })
 }
 
 /// Result alias used throughout the core library.

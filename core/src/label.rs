@@ -3,16 +3,16 @@
 //! answers and the JSON all say the same thing for the same result: a solve restricted to
 //! one first guess proves the optimum only *given* that guess, a restricted (top-k) search
 //! or a heuristic is only an upper bound, and a distributed result resting on unchecked
-//! worker claims is proven only if they hold.
+//! worker claims is proven only if they hold (never called plainly "proven").
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::game::GuessId;
+use crate::plural::plural;
 use crate::solver::{Outcome, Solution};
 
 /// The quality of a chart: what its first guess and its numbers are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Label {
     /// The first guess is a proven-optimal first guess and every number is exact.
     ProvenOptimal,
@@ -21,6 +21,24 @@ pub enum Label {
     Exact,
     /// A heuristic chose the guesses: the numbers are an upper bound, not an optimum.
     Heuristic,
+    /// A proof (optimal, or given its first guess) that rests on worker claims nobody
+    /// re-ran (a coordinator's run under a sampling audit): it holds only if they do.
+    ProvenIfClaimsHold {
+        /// The unchecked claims.
+        claims: u32,
+        /// True when the numbers are optimal only given their first guess (as
+        /// [`Label::Exact`]).
+        given_first: bool,
+    },
+}
+
+/// In JSON a label is its name (`proven-optimal`, ..., `proven-if-claims-hold`); the count
+/// of a [`Label::ProvenIfClaimsHold`] travels in its own field, its first guess in the
+/// field that names a fixed first guess.
+impl Serialize for Label {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
 }
 
 impl Label {
@@ -56,11 +74,45 @@ impl Label {
         }
     }
 
+    /// This label for a result that rests on `claims` unchecked worker claims: a proof
+    /// (optimal, or given its first guess) becomes one that holds only if they do; an upper
+    /// bound stays one.
+    pub fn resting_on(self, claims: usize) -> Label {
+        let claims = u32::try_from(claims).unwrap_or(u32::MAX);
+        match self {
+            Label::ProvenOptimal | Label::Exact if claims > 0 => Label::ProvenIfClaimsHold {
+                claims,
+                given_first: self == Label::Exact,
+            },
+            other => other,
+        }
+    }
+
+    /// True when the numbers are optimal only given their first guess: the claim names it
+    /// (pass it to [`Label::claim`]).
+    pub fn given_first(self) -> bool {
+        matches!(
+            self,
+            Label::Exact
+                | Label::ProvenIfClaimsHold {
+                    given_first: true,
+                    ..
+                }
+        )
+    }
+
     /// The claim in words, as every view prints it; `first` names the first guess the numbers
     /// are for, when the claim depends on it.
     pub fn claim(self, first: Option<&str>) -> String {
         match (self, first) {
             (Label::ProvenOptimal, _) => "proven optimal".to_string(),
+            (Label::ProvenIfClaimsHold { claims, .. }, None) => {
+                format!("proven optimal {}", unchecked_condition(claims as usize))
+            }
+            (Label::ProvenIfClaimsHold { claims, .. }, Some(w)) => format!(
+                "proven optimal GIVEN THE FIRST GUESS {w} {}",
+                unchecked_condition(claims as usize)
+            ),
             (Label::Exact, Some(w)) => format!("proven optimal GIVEN THE FIRST GUESS {w}"),
             (Label::Exact, None) => "proven optimal GIVEN THIS FIRST GUESS".to_string(),
             (Label::Heuristic, None) => "UPPER BOUND ONLY (not proven optimal)".to_string(),
@@ -77,18 +129,46 @@ impl Label {
             Label::ProvenOptimal => "proven-optimal",
             Label::Exact => "exact",
             Label::Heuristic => "heuristic",
+            Label::ProvenIfClaimsHold { .. } => "proven-if-claims-hold",
         }
     }
 
-    /// The word the e-paper header shows: it has room for one short word.
+    /// The word the e-paper header shows: it has room for one short word. The star of a
+    /// proof resting on unchecked claims is the mark every ranking gives their rows.
     pub fn short(self) -> &'static str {
         match self {
             Label::ProvenOptimal => "proven",
             Label::Exact => "exact",
             Label::Heuristic => "heuristic",
+            Label::ProvenIfClaimsHold { .. } => "proven*",
+        }
+    }
+
+    /// The unchecked worker claims the result rests on (0 for every other label).
+    pub fn unchecked_claims(self) -> u32 {
+        match self {
+            Label::ProvenIfClaimsHold { claims, .. } => claims,
+            _ => 0,
         }
     }
 }
+
+/// The condition a result resting on `claims` unchecked worker claims is proven under, in the
+/// one wording every view uses: "if 3 unchecked worker claims hold". Views that list rows
+/// add ", marked *" (see [`MARKED`]): the rows resting on them carry the mark.
+pub fn unchecked_condition(claims: usize) -> String {
+    format!(
+        "if {}",
+        plural(
+            claims as u64,
+            "unchecked worker claim holds",
+            "unchecked worker claims hold"
+        )
+    )
+}
+
+/// What a view that lists rows adds to [`unchecked_condition`]: where the claims are.
+pub const MARKED: &str = ", marked *";
 
 /// How far a run's result is proven, in the words of a coordinator's headline: a restricted
 /// search proves nothing, and rows resting on `unchecked` worker claims are proven only if
@@ -98,16 +178,15 @@ pub fn proof_words(proven: bool, unchecked: usize) -> String {
         (false, _) => "not proven (restricted search)".to_string(),
         (true, 0) => "proven".to_string(),
         (true, n) => format!(
-            "proven if {n} unchecked worker claim{} hold{}, marked *; --audit-fraction 1 checks all",
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "s" } else { "" }
+            "proven {}{MARKED}; --audit-fraction 1 checks all",
+            unchecked_condition(n)
         ),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{proof_words, Label};
+    use super::{proof_words, unchecked_condition, Label};
 
     #[test]
     fn proof_words_say_what_rests_on_unchecked_claims() {
@@ -121,6 +200,36 @@ mod tests {
             proof_words(true, 2),
             "proven if 2 unchecked worker claims hold, marked *; --audit-fraction 1 checks all"
         );
+    }
+
+    #[test]
+    fn a_proof_resting_on_unchecked_claims_is_never_plainly_proven() {
+        assert_eq!(unchecked_condition(1), "if 1 unchecked worker claim holds");
+        let label = Label::ProvenOptimal.resting_on(3);
+        assert_eq!(
+            label,
+            Label::ProvenIfClaimsHold {
+                claims: 3,
+                given_first: false
+            }
+        );
+        assert!(Label::Exact.resting_on(1).given_first());
+        assert_eq!(
+            label.claim(None),
+            "proven optimal if 3 unchecked worker claims hold"
+        );
+        assert_eq!(
+            Label::Exact.resting_on(1).claim(Some("salet")),
+            "proven optimal GIVEN THE FIRST GUESS salet if 1 unchecked worker claim holds"
+        );
+        assert_eq!(label.name(), "proven-if-claims-hold");
+        assert_eq!(
+            serde_json::to_string(&label).expect("JSON"),
+            "\"proven-if-claims-hold\""
+        );
+        assert_eq!(label.short(), "proven*");
+        assert_eq!(Label::Heuristic.resting_on(3), Label::Heuristic);
+        assert_eq!(Label::ProvenOptimal.resting_on(0), Label::ProvenOptimal);
     }
 
     #[test]

@@ -26,6 +26,7 @@ pub mod design;
 mod error;
 pub mod heuristics;
 pub mod label;
+pub mod plural;
 pub mod puzzle;
 pub mod query;
 pub mod review;

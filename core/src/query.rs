@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use crate::plural::plural;
 use serde::Serialize;
 use thiserror::Error;
 
@@ -40,7 +41,11 @@ pub enum QueryError {
     #[error("{0}")]
     History(Error),
     /// More steps than the game has tries.
-    #[error("the history has {steps} steps but the game allows only {tries} guesses")]
+    #[error(
+        "the history has {} but the game allows only {}",
+        plural(*steps as u64, "step", "steps"),
+        plural(*tries, "guess", "guesses")
+    )]
     TooLong {
         /// Steps given.
         steps: usize,
@@ -64,7 +69,10 @@ pub enum QueryError {
     #[error("the run has no optimal tree ({0})")]
     NoTree(String),
     /// No strategy wins every remaining answer within the guesses left.
-    #[error("no strategy can find every answer within {guesses_left} more guesses")]
+    #[error(
+        "no strategy can find every answer within {} more",
+        plural(*guesses_left, "guess", "guesses")
+    )]
     Infeasible {
         /// Guesses left.
         guesses_left: u32,
@@ -722,7 +730,7 @@ mod tests {
         // (anyhow's `{:#}`) would append.
         assert_eq!(
             err.to_string(),
-            "step 2: \"ピカチュウx\" is not an allowed guess in this game; did you mean ピカチュウ?"
+            "step 2: \"ピカチュウx\" is not an allowed guess in pokemon-qiita2023; did you mean ピカチュウ?"
         );
         assert!(std::error::Error::source(&err).is_none());
         let err = parse_history(g, &[("レントラー", "灰灰灰")]).expect_err("short pattern");

@@ -2,6 +2,7 @@
 
 use crate::common::preset;
 use hakase_core::history::{filter, Step};
+use hakase_core::presets::preset_with_guess;
 use hakase_core::word::read_word_list;
 use hakase_core::{Error, Game, PatternStyle, WordListInput};
 
@@ -26,7 +27,9 @@ fn unknown_words_are_reported_as_typed() {
         game.find_guess("ナゾ"),
         Err(Error::UnknownWord {
             word: "ナゾ".into(),
-            suggestions: Vec::new()
+            game: "pokemon-today".into(),
+            suggestions: Vec::new(),
+            elsewhere: None,
         })
     );
     assert_eq!(
@@ -37,7 +40,7 @@ fn unknown_words_are_reported_as_typed() {
     let typo = game.find_guess("レントラ").unwrap_err();
     assert_eq!(
         typo.to_string(),
-        "\"レントラ\" is not an allowed guess in this game; did you mean レントラー or ガントル?"
+        "\"レントラ\" is not an allowed guess in pokemon-today; did you mean レントラー or ガントル?"
     );
     // Half-width katakana and hiragana are the same word as katakana.
     assert_eq!(game.find_guess("ﾚﾝﾄﾗｰ"), game.find_guess("レントラー"));
@@ -46,7 +49,10 @@ fn unknown_words_are_reported_as_typed() {
     // Allowed as a guess (generation 5), but pokemon-today's answers stop at #493.
     assert_eq!(
         game.find_answer("ココロモリ"),
-        Err(Error::NotAnAnswer("ココロモリ".into()))
+        Err(Error::NotAnAnswer {
+            word: "ココロモリ".into(),
+            game: "pokemon-today".into()
+        })
     );
     // ASCII digits and letters are widened to the full-width forms the data uses.
     assert_eq!(game.find_guess("ポリゴン2"), game.find_guess("ポリゴン２"));
@@ -54,6 +60,47 @@ fn unknown_words_are_reported_as_typed() {
     assert_eq!(wordle.find_guess("CRANE"), wordle.find_guess("crane"));
     let crane = wordle.find_guess("crane").expect("allowed");
     assert_eq!(wordle.guess_text(crane), "crane");
+}
+
+/// The default game is easily forgotten: a word error names the game, and the preset the
+/// word belongs to with the flag that chooses it.
+#[test]
+fn a_word_of_another_game_is_named_with_its_game() {
+    let (pokemon, _) = preset("pokemon-today");
+    assert_eq!(
+        pokemon.find_guess("salet").unwrap_err().to_string(),
+        "\"salet\" is not an allowed guess in pokemon-today; it is a word of wordle \
+         (--game wordle)"
+    );
+    let (wordle, _) = preset("wordle");
+    assert_eq!(
+        wordle.find_answer("レントラー").unwrap_err().to_string(),
+        "\"レントラー\" is not a word of wordle, so it cannot be the answer; it is a word of \
+         pokemon-today (--game pokemon-today)"
+    );
+    assert_eq!(
+        wordle.find_answer("aahed").unwrap_err().to_string(),
+        "\"aahed\" is an allowed guess but never the answer in wordle"
+    );
+    // A word of no preset gets no hint; a customised game gets one only to the other
+    // family (its own lists left the word out on purpose).
+    assert!(matches!(
+        pokemon.find_guess("ナゾ"),
+        Err(Error::UnknownWord {
+            elsewhere: None,
+            ..
+        })
+    ));
+    let custom = "wordle (answers from en.txt, guesses from en.txt)";
+    assert_eq!(preset_with_guess("salet", custom), None);
+    assert_eq!(
+        preset_with_guess("レントラー", custom),
+        Some("pokemon-today")
+    );
+    assert_eq!(
+        preset_with_guess("salet", "wordle-answers-only"),
+        Some("wordle")
+    );
 }
 
 #[test]
@@ -232,7 +279,9 @@ fn history_steps_are_read_in_any_notation_and_errors_say_why() {
         Step::parse(&game, "ナゾ=灰灰"),
         Err(Error::UnknownWord {
             word: "ナゾ".into(),
-            suggestions: Vec::new()
+            game: "pokemon-qiita2023".into(),
+            suggestions: Vec::new(),
+            elsewhere: None,
         })
     );
     assert!(matches!(

@@ -10,6 +10,7 @@ mod hostile_load;
 mod live;
 mod malicious;
 mod puzzle_cluster;
+mod resume;
 mod review;
 mod rpc;
 mod serve_limits;

@@ -115,6 +115,16 @@ fn result_of(coordinator: &Proc) -> Value {
     serde_json::from_str(&text).expect("JSON")
 }
 
+/// The first guesses the coordinator's result names as resting on unchecked claims.
+fn unchecked_of(result: &Value) -> Vec<&str> {
+    result["unchecked_claims"]
+        .as_array()
+        .expect("unchecked_claims")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
 #[test]
 fn metrics_follow_a_run_to_the_proven_optimum() {
     let dir = Scratch::new("metrics");
@@ -243,6 +253,41 @@ fn metrics_follow_a_run_to_the_proven_optimum() {
     for w in &mut workers {
         assert!(w.wait(Duration::from_secs(60)).success(), "{}", w.errors());
     }
+
+    // Issue 59, 5: after the run, with both workers gone, the page's figures stand still:
+    // the clock stopped at the result, no more samples, no worker live, no rates.
+    let after = |wait: bool| {
+        if wait {
+            // Longer than the sampler's period: a running clock would have moved.
+            std::thread::sleep(Duration::from_secs_f64(2.5));
+        }
+        let (code, run) = get(&format!("{base}api/v1/run"), Some(TOKEN));
+        assert_eq!(code, 200, "{run}");
+        serde_json::from_str::<Value>(&run).expect("JSON")
+    };
+    let (first, second) = (after(false), after(true));
+    assert_eq!(first["elapsed_secs"], second["elapsed_secs"], "{second}");
+    assert_eq!(first["history"], second["history"], "{second}");
+    assert_eq!(second["workers_live"], 0, "{second}");
+    for w in second["workers"].as_array().expect("workers") {
+        assert_eq!(
+            (&w["live"], &w["rate"]),
+            (&Value::Bool(false), &Value::Null),
+            "{w}"
+        );
+    }
+    // Each row resting on a claim nobody re-ran is flagged, as the result names them.
+    let unchecked = unchecked_of(&result);
+    for row in second["ranking"].as_array().expect("ranking") {
+        let guess = row["guess"].as_str().unwrap_or_default();
+        assert_eq!(row["unchecked"], unchecked.contains(&guess), "{row}");
+    }
+    // Every error of the port is JSON, and the icon is there.
+    let (code, body) = get(&format!("{base}no-such-page"), None);
+    assert_eq!(code, 404);
+    let error: Value = serde_json::from_str(&body).expect("a JSON error");
+    assert_eq!(error["error"]["kind"], "not_found", "{body}");
+    assert_eq!(get(&format!("{base}favicon.ico"), None).0, 200);
     let summary: Value = serde_json::from_str(&workers[0].output()).expect("worker JSON");
     let done_mid = metric(&worker_mid, "hakase_worker_jobs_done_total").expect("done");
     assert!(n(&summary["jobs_done"]) >= Some(done_mid), "{summary}");
@@ -342,6 +387,29 @@ fn the_live_page_shows_progress_then_the_result() {
         )
         .await;
         assert_eq!(first_row, best);
+        // The rows resting on unchecked claims carry the result's `*`, and the note says so.
+        let unchecked = unchecked_of(&result);
+        let rows = client
+            .execute(
+                "return Array.from(document.querySelectorAll('#ranking tbody tr')).map((tr) => \
+                 [tr.cells[1].textContent, tr.cells[2].textContent.endsWith(' *')]);",
+                vec![],
+            )
+            .await
+            .expect("the ranking");
+        let rows: Vec<(String, bool)> = serde_json::from_value(rows).expect("rows");
+        assert!(!rows.is_empty());
+        for (guess, marked) in &rows {
+            assert_eq!(*marked, unchecked.contains(&guess.as_str()), "{guess}");
+        }
+        let noted = client
+            .execute(
+                "return !document.getElementById('ranking-marks').hidden;",
+                vec![],
+            )
+            .await
+            .expect("the note");
+        assert_eq!(noted, Value::from(rows.iter().any(|(_, m)| *m)));
         let plotted = client
             .execute(
                 "return document.querySelectorAll('#plot path.line').length;",

@@ -1,20 +1,26 @@
 //! `hakase audit`: re-check a finished run in this process — its optimal tree, and a share
-//! of the claims that settled the other first guesses — and fail on any mismatch.
+//! of the claims that settled the other first guesses — and fail on any mismatch. A row that
+//! rested on an unchecked worker claim and is confirmed here is recorded in the run, so its
+//! views stop saying it rests on that claim.
 
+use hakase_coordinator::output::plural;
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::runs::{self as run, LoadedRun, DEFAULT_DATA_DIR};
+use hakase_coordinator::runs::{self as run, LoadedRun, Store, DEFAULT_DATA_DIR};
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, INFEASIBLE};
+use hakase_core::GuessId;
 use hakase_proto::job::{JobKind, JobSpec};
 
 /// Re-check a finished run: verify its optimal tree and re-solve the runner-up's claim and
 /// a reproducible share of the other claims, here, with the exact solver.
 ///
-/// Exits non-zero when anything disagrees with what the run stored.
+/// Exits non-zero when anything disagrees with what the run stored. A coordinator's run
+/// resting on unchecked worker claims records the rows confirmed here (`--fraction 1`
+/// confirms them all): `runs`, `chart` and the page then say what it rests on now.
 #[derive(Debug, Args)]
 pub struct Audit {
     /// The run: a directory, or a run name under --data.
@@ -54,16 +60,17 @@ impl Audit {
             covered,
             rerun,
             unchecked,
+            confirmed: tally_confirmed,
         } = tally;
         writeln!(
             out,
-            "audit of {}: tree of {} ({}) {}; {rerun} claims re-solved (the runner-up's and \
-             {}% of the rest), {covered} settled by the admissible bound, {unchecked} not \
-             re-solved",
+            "audit of {}: tree of {} ({}) {}; {} re-solved (the runner-up's and {}% of the \
+             rest), {covered} settled by the admissible bound, {unchecked} not re-solved",
             loaded.name,
             loaded.game.guess_text(best.guess),
             best.outcome.value(),
             if tree_ok { "verified" } else { "FAILED" },
+            plural(rerun as u64, "claim", "claims"),
             self.fraction * 100.0
         )?;
         for m in &mismatches {
@@ -76,8 +83,49 @@ impl Audit {
                 mismatches.len()
             );
         }
+        if !loaded.unchecked.is_empty() {
+            confirm_rows(out, &loaded, &tally_confirmed)?;
+        }
         Ok(())
     }
+}
+
+/// Records in the run that the rows of `confirmed` no longer rest on an unchecked worker
+/// claim (re-solved here to what they claim, or settled by the admissible bound): every view
+/// of the run then says what it rests on now, "proven optimal" once none is left.
+fn confirm_rows(out: &mut dyn Write, loaded: &LoadedRun, confirmed: &[GuessId]) -> Result<()> {
+    let manifest = &loaded.manifest;
+    let store = Store::open_scoped(
+        &loaded.path,
+        &loaded.game,
+        &manifest.config,
+        &manifest.scope,
+    )
+    .with_context(|| format!("opening run {} to record the audit", loaded.name))?;
+    let Some(mut summary) = store.audit()? else {
+        return Ok(());
+    };
+    let taken = summary.confirm(confirmed);
+    if taken == 0 {
+        return Ok(());
+    }
+    store.put_audit(&summary)?;
+    store.flush()?;
+    let left = summary.unchecked_guesses.len();
+    let now = match left {
+        0 => "it rests on no unchecked worker claim now: proven".to_string(),
+        n => format!(
+            "{} still rest on unchecked worker claims",
+            plural(n as u64, "row", "rows")
+        ),
+    };
+    writeln!(
+        out,
+        "recorded in run {}: {} confirmed; {now}",
+        loaded.name,
+        plural(taken as u64, "row", "rows")
+    )?;
+    Ok(())
 }
 
 /// Plays the stored optimal tree over every answer (with the run's own table) and checks it
@@ -121,6 +169,8 @@ struct Tally {
     rerun: usize,
     /// Left out of the sample.
     unchecked: usize,
+    /// The first guesses whose claim holds: re-solved to it, or settled by the bound.
+    confirmed: Vec<GuessId>,
 }
 
 /// Re-solves the runner-up's claim and the sampled share of the others with the exact
@@ -164,6 +214,7 @@ fn recheck_claims(
         // the admissible bound may already prove; an exact one to exactly its value.
         if !claim.outcome.is_exact() && order[i].lower >= claimed {
             tally.covered += 1;
+            tally.confirmed.push(claim.guess);
             continue;
         }
         let spec = JobSpec {
@@ -182,8 +233,9 @@ fn recheck_claims(
             Outcome::AtLeast(_) => claimed,
         };
         let found = solver.evaluate_guess(&root, claim.guess, beta.min(INFEASIBLE));
-        if let Some(why) = refutes(claim.outcome, found) {
-            mismatches.push(format!("{}: {why}", game.guess_text(claim.guess)));
+        match refutes(claim.outcome, found) {
+            Some(why) => mismatches.push(format!("{}: {why}", game.guess_text(claim.guess))),
+            None => tally.confirmed.push(claim.guess),
         }
     }
     tally

@@ -196,8 +196,11 @@ impl View for ChartJson {
             (Some(total), Some(worst)) => format!(
                 "; total {total} (mean {:.5}), worst {worst}, {}",
                 total as f64 / self.answers.max(1) as f64,
-                self.label
-                    .claim((self.label == Label::Exact).then_some(self.first_guess.as_str()))
+                self.label.claim(
+                    self.label
+                        .given_first()
+                        .then_some(self.first_guess.as_str())
+                )
             ),
             _ => String::new(),
         };

@@ -1,6 +1,7 @@
 //! `hakase coordinator`: serve a run to workers over gRPC, keep it in a sled database, and
 //! print the proven-optimal result when it is over. Restarting on the same database resumes.
 
+use hakase_coordinator::output::plural;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -406,8 +407,8 @@ impl Coordinator {
         let reopened = engine.store().reopened();
         if reopened.damage.results() > 0 {
             eprintln!(
-                "resumed {} results from {}, {} damaged (recomputed)",
-                reopened.results,
+                "resumed {} from {}, {} damaged (recomputed)",
+                plural(reopened.results, "result", "results"),
                 db.display(),
                 reopened.damage.results()
             );
@@ -453,10 +454,27 @@ impl Coordinator {
                 }
                 // After the result is printed: a failed write loses only the file.
                 if let (Some(path), Some(tree)) = (&self.tree_out, &solution.tree) {
+                    let game = engine.game();
+                    // A listed ranking's best is optimal only given itself, and every row
+                    // resting on an unchecked claim is named: the file claims what the
+                    // report does.
+                    let first = listed
+                        .and(solution.best)
+                        .map(|b| game.guess_text(b.guess).to_string());
+                    let names: Vec<String> = unchecked
+                        .iter()
+                        .map(|&g| game.guess_text(g).to_string())
+                        .collect();
                     let doc = hakase_core::treefile::to_json(
-                        engine.game(),
+                        game,
                         tree,
-                        about(None, &solution.config, Some(&solution), None),
+                        about(
+                            None,
+                            &solution.config,
+                            Some(&solution),
+                            first.as_deref(),
+                            &names,
+                        ),
                     );
                     std::fs::write(path, doc)
                         .with_context(|| format!("writing {}", path.display()))?;

@@ -126,8 +126,11 @@ impl View for DisplayReport {
             "{} on {}: {pages}, {}",
             self.first_guess,
             self.game,
-            self.label
-                .claim((self.label == Label::Exact).then_some(self.first_guess.as_str()))
+            self.label.claim(
+                self.label
+                    .given_first()
+                    .then_some(self.first_guess.as_str())
+            )
         )?;
         if let Some(panel) = &self.panel {
             writeln!(out, "shown on the panel at {panel}")?;
@@ -260,7 +263,7 @@ impl Display {
             bail!("give --run R, or --game G to solve a game in memory");
         };
         let args = GameArgs {
-            game: name.clone(),
+            game: Some(name.clone()),
             answers: None,
             guesses: None,
             tries: None,

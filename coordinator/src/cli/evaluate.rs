@@ -116,8 +116,8 @@ impl Evaluate {
 
 impl View for EvaluateJson<'_> {
     fn text(&self, out: &mut dyn Write) -> Result<()> {
-        // A customised game's name already says its tries ("wordle (4 tries)").
-        let tries = if self.game.contains(" tries") {
+        // A customised game's name already says its tries ("wordle (4 tries)", "(1 try)").
+        let tries = if self.game.ends_with(" tries)") || self.game.ends_with(" try)") {
             String::new()
         } else {
             format!(", {}", plural(self.tries, "try", "tries"))

@@ -1,5 +1,6 @@
 //! `hakase export`: a run's optimal tree as JSON, text or a Graphviz drawing.
 
+use hakase_coordinator::output::plural;
 use std::io::Write;
 
 use std::path::PathBuf;
@@ -151,9 +152,9 @@ pub fn write_dot(out: &mut dyn Write, run: &LoadedRun) -> Result<()> {
     writeln!(out, "  node [shape=box, fontname=\"sans-serif\"];")?;
     writeln!(
         out,
-        "  root [label=\"{}\\n{} answers, total {}\"];",
+        "  root [label=\"{}\\n{}, total {}\"];",
         quote(game.guess_text(chart.first)),
-        game.answers().len(),
+        plural(game.answers().len() as u64, "answer", "answers"),
         chart.total
     )?;
     for (i, row) in chart.rows.iter().enumerate() {

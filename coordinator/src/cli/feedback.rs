@@ -1,5 +1,6 @@
 //! `hakase feedback`: the colours the game shows for one guess against one answer.
 
+use hakase_coordinator::output::plural;
 use std::io::Write;
 
 use anyhow::{bail, Context, Result};
@@ -62,9 +63,9 @@ impl Feedback {
         let answer_word = &game.guesses()[answer as usize];
         if answer_word.len() != BOARD {
             bail!(
-                "the answer {:?} has {} letters; answers have exactly {BOARD}",
+                "the answer {:?} has {}; answers have exactly {BOARD}",
                 game.guess_text(answer),
-                answer_word.len()
+                plural(answer_word.len() as u64, "letter", "letters")
             );
         }
         let pattern = feedback(&game.guesses()[guess as usize], answer_word);

@@ -1,6 +1,7 @@
 //! Checks made before a long command starts, so a bad flag fails in a second instead of
 //! after hours of work, and the exit status of a command stopped by a signal.
 
+use hakase_coordinator::output::plural;
 use std::fs::OpenOptions;
 use std::path::Path;
 
@@ -94,8 +95,8 @@ pub fn check_max_guesses(game: &Game, max_guesses: Option<u32>) -> Result<()> {
     match max_guesses {
         Some(0) => bail!("--max-guesses must be at least 1"),
         Some(n) if n > game.tries() => bail!(
-            "--max-guesses {n} is more than the game's {} tries (use --tries to change the game)",
-            game.tries()
+            "--max-guesses {n} is more than the game's {} (use --tries to change the game)",
+            plural(game.tries(), "try", "tries")
         ),
         _ => Ok(()),
     }

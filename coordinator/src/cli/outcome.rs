@@ -12,7 +12,10 @@ pub const NO_WIN_EXIT: u8 = 3;
 /// already been printed in full (text or JSON), so `main` adds nothing and exits with
 /// [`NO_WIN_EXIT`].
 #[derive(Debug, Error)]
-#[error("no strategy wins every answer within {guesses_left} guesses")]
+#[error(
+    "no strategy wins every answer within {}",
+    hakase_coordinator::output::plural(*guesses_left, "guess", "guesses")
+)]
 pub struct NoWin {
     /// The guesses allowed.
     pub guesses_left: u32,

@@ -1,5 +1,6 @@
 //! `hakase play`: an interactive assistant for a game in progress, line by line.
 
+use hakase_coordinator::output::plural;
 use std::io::{BufRead, Write};
 
 use anyhow::Result;
@@ -90,13 +91,13 @@ pub fn session(
     let game = &run.game;
     let mut voice = Voice { out, json };
     voice.say(&format!(
-        "hakase play: {} ({} answers, {} tries). Type the colours shown, or WORD=COLOURS; u undo, r restart, q quit.",
+        "hakase play: {} ({}, {}). Type the colours shown, or WORD=COLOURS; u undo, r restart, q quit.",
         game.name(),
-        game.answers().len(),
-        game.tries()
+        plural(game.answers().len() as u64, "answer", "answers"),
+        plural(game.tries(), "try", "tries")
     ))?;
     let mut steps: Vec<Step> = Vec::new();
-    let mut proposed = show(oracle, run, &steps, &mut voice)?;
+    let mut turn = show(oracle, run, &steps, &mut voice)?;
     let mut bytes = Vec::new();
     loop {
         if !voice.json {
@@ -113,7 +114,7 @@ pub fn session(
             voice.refuse(&"that line is not valid UTF-8; type it again")?;
             continue;
         };
-        let parsed = match read_input(game, line.trim(), proposed) {
+        let parsed = match read_input(game, line.trim(), turn) {
             Ok(p) => p,
             Err(e) => {
                 voice.refuse(&e)?;
@@ -139,50 +140,62 @@ pub fn session(
                 }
             }
         }
-        proposed = show(oracle, run, &steps, &mut voice)?;
+        turn = show(oracle, run, &steps, &mut voice)?;
     }
 }
 
-/// Writes where the game stands; returns the guess proposed, if any.
+/// Where the game stands after a turn: the guess proposed, or that it is won.
+#[derive(Debug, Clone, Copy)]
+enum Turn {
+    /// The game goes on; the guess proposed, if any strategy still wins.
+    Playing(Option<hakase_core::GuessId>),
+    /// The last step won: only undo, restart and quit make sense.
+    Won,
+}
+
+/// The words for a step typed after the win (neither colours nor WORD=COLOURS can follow).
+const AFTER_THE_WIN: &str = "the game is won: r to play again, u to undo the last step, q to quit";
+
+/// Writes where the game stands.
 fn show(
     oracle: &Oracle<'_>,
     run: &hakase_coordinator::runs::LoadedRun,
     steps: &[Step],
     voice: &mut Voice<'_>,
-) -> Result<Option<hakase_core::GuessId>> {
-    match oracle.next_guess(steps) {
-        Ok(next) if voice.json => {
-            let view = NextView::new(run, &next);
-            writeln!(voice.out, "{}", serde_json::to_string(&view)?)?;
-            Ok(next.guess)
-        }
-        Ok(next) => {
-            write_next(&mut *voice.out, run, steps, &next)?;
-            if next.won {
-                voice.say("r to play again, q to quit")?;
-            }
-            Ok(next.guess)
-        }
+) -> Result<Turn> {
+    let next = match oracle.next_guess(steps) {
+        Ok(next) => next,
         Err(e) => {
             voice.refuse(&e)?;
-            Ok(None)
+            return Ok(Turn::Playing(None));
+        }
+    };
+    if voice.json {
+        let view = NextView::new(run, &next);
+        writeln!(voice.out, "{}", serde_json::to_string(&view)?)?;
+    } else {
+        write_next(&mut *voice.out, run, steps, &next)?;
+        if next.won {
+            voice.say("r to play again, u to undo the last step, q to quit")?;
         }
     }
+    Ok(if next.won {
+        Turn::Won
+    } else {
+        Turn::Playing(next.guess)
+    })
 }
 
-fn read_input(
-    game: &hakase_core::Game,
-    line: &str,
-    proposed: Option<hakase_core::GuessId>,
-) -> Result<Input> {
+fn read_input(game: &hakase_core::Game, line: &str, turn: Turn) -> Result<Input> {
     Ok(match line {
         "" => Input::Nothing,
         "q" | "quit" | "exit" => Input::Quit,
         "u" | "undo" => Input::Undo,
         "r" | "restart" => Input::Restart,
+        _ if matches!(turn, Turn::Won) => anyhow::bail!(AFTER_THE_WIN),
         _ if line.contains(['=', ':', ' ']) => Input::Step(Step::parse(game, line)?),
         _ => {
-            let Some(guess) = proposed else {
+            let Turn::Playing(Some(guess)) = turn else {
                 anyhow::bail!("no guess is proposed; type WORD=COLOURS");
             };
             let len = game.guesses()[guess as usize].len();

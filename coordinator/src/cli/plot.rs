@@ -134,6 +134,10 @@ impl View for PlotReport {
 fn bar_label(strategy: &str, first: &str, label: Label) -> String {
     match label {
         Label::Exact => format!("{strategy} given the first guess {first}"),
+        Label::ProvenIfClaimsHold { claims, .. } => format!(
+            "{strategy} ({first}, {})",
+            hakase_core::label::unchecked_condition(claims as usize)
+        ),
         Label::ProvenOptimal | Label::Heuristic => format!("{strategy} ({first})"),
     }
 }

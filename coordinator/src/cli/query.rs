@@ -182,23 +182,27 @@ pub fn write_next(
     } else {
         format!("after {}", history.join(" "))
     };
-    writeln!(out, "{} answers left {after}", view.count)?;
+    writeln!(
+        out,
+        "{} {after}",
+        plural(view.count as u64, "answer left", "answers left")
+    )?;
     match &view.guess {
         Some(guess) => {
             writeln!(out, "next guess: {guess} ({})", view.origin())?;
             writeln!(
                 out,
-                "expected {:.5} more guesses (total {}), worst {}, {} guesses left",
+                "expected {:.5} more guesses (total {}), worst {}, {} left",
                 view.mean.unwrap_or(0.0),
                 view.total.unwrap_or(0),
                 view.worst.unwrap_or(0),
-                view.guesses_left
+                plural(view.guesses_left, "guess", "guesses")
             )?;
         }
         None => writeln!(
             out,
-            "no strategy can find every remaining answer within the {} guesses left",
-            view.guesses_left
+            "no strategy can find every remaining answer within the {} left",
+            plural(view.guesses_left, "guess", "guesses")
         )?,
     }
     if let Some(words) = &view.candidates {

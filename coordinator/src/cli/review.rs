@@ -1,5 +1,6 @@
 //! `hakase review`: "how well did I play?", answered exactly, move by move.
 
+use hakase_coordinator::output::plural;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -218,11 +219,20 @@ impl Review {
 
 /// `x` with 5 decimals and its sign, for losses and luck.
 fn signed(x: f64) -> String {
-    format!("{x:+.5}")
+    format!("{:+.5}", unsigned_zero(x))
 }
 
 fn opt(x: Option<f64>) -> String {
-    x.map_or_else(|| "?".to_string(), |x| format!("{x:.5}"))
+    x.map_or_else(|| "?".to_string(), |x| format!("{:.5}", unsigned_zero(x)))
+}
+
+/// `x`, with a difference that rounds to zero at 5 decimals shown as 0, not "-0.00000".
+fn unsigned_zero(x: f64) -> f64 {
+    if x.abs() < 5e-6 {
+        0.0
+    } else {
+        x
+    }
 }
 
 /// The review as text: one block per move, then the summary and what the figures mean.
@@ -239,12 +249,11 @@ pub fn write_text(out: &mut dyn Write, view: &ReviewView) -> Result<()> {
         view.options.mode.word(),
         view.claim
     )?;
+    let guesses = plural(view.steps as u64, "guess", "guesses");
     match (&view.answer, view.won) {
-        (Some(answer), true) => writeln!(out, "answer {answer}, found in {} guesses", view.steps)?,
-        (Some(answer), false) => {
-            writeln!(out, "answer {answer}, not found in {} guesses", view.steps)?
-        }
-        (None, _) => writeln!(out, "not won in {} guesses; answer unknown", view.steps)?,
+        (Some(answer), true) => writeln!(out, "answer {answer}, found in {guesses}")?,
+        (Some(answer), false) => writeln!(out, "answer {answer}, not found in {guesses}")?,
+        (None, _) => writeln!(out, "not won in {guesses}; answer unknown")?,
     }
     for m in &view.moves {
         writeln!(out)?;
@@ -254,12 +263,16 @@ pub fn write_text(out: &mut dyn Write, view: &ReviewView) -> Result<()> {
     writeln!(out)?;
     let verdict = match s.perfect {
         Some(true) => "a perfect game: every move optimal".to_string(),
-        _ => format!("{} of {} moves optimal", s.optimal_moves, s.guesses),
+        _ => format!(
+            "{} of {} optimal",
+            s.optimal_moves,
+            plural(s.guesses as u64, "move", "moves")
+        ),
     };
     writeln!(
         out,
         "summary: {verdict}; loss {} guesses in all; luck {}",
-        s.loss.map_or("?".to_string(), |l| format!("{l:.5}")),
+        opt(s.loss),
         s.luck.map_or("?".to_string(), signed)
     )?;
     writeln!(
@@ -268,8 +281,13 @@ pub fn write_text(out: &mut dyn Write, view: &ReviewView) -> Result<()> {
         opt(s.mean)
     )?;
     let same = &s.same_first_guess;
-    let finds = match (&view.answer, same.guesses) {
-        (Some(answer), Some(g)) => format!("; it finds {answer} in {g} (you: {})", s.guesses),
+    // A game not won has no count of the player's to compare: they never found the answer.
+    let finds = match (&view.answer, same.guesses, view.won) {
+        (Some(answer), Some(g), true) => format!("; it finds {answer} in {g} (you: {})", s.guesses),
+        (Some(answer), Some(g), false) => format!(
+            "; it finds {answer} in {g} (you had not found it after {})",
+            plural(s.guesses as u64, "guess", "guesses")
+        ),
         _ => String::new(),
     };
     writeln!(
@@ -282,8 +300,8 @@ pub fn write_text(out: &mut dyn Write, view: &ReviewView) -> Result<()> {
     if let (true, Some(mean), Some(loss), Some(luck)) = (view.won, s.mean, s.loss, s.luck) {
         writeln!(
             out,
-            "  {} guesses = {mean:.5} (optimum) + {loss:.5} (loss) − ({}) (luck)",
-            s.guesses,
+            "  {} = {mean:.5} (optimum) + {loss:.5} (loss) − ({}) (luck)",
+            plural(s.guesses as u64, "guess", "guesses"),
             signed(luck)
         )?;
     }
@@ -299,8 +317,13 @@ pub fn write_text(out: &mut dyn Write, view: &ReviewView) -> Result<()> {
 fn write_move(out: &mut dyn Write, m: &MoveView) -> Result<()> {
     writeln!(
         out,
-        "{}. {} {}   {} → {} answers ({} guesses left)",
-        m.step, m.guess, m.pattern, m.count, m.after.count, m.guesses_left
+        "{}. {} {}   {} → {} ({} left)",
+        m.step,
+        m.guess,
+        m.pattern,
+        m.count,
+        plural(m.after.count as u64, "answer", "answers"),
+        plural(m.guesses_left, "guess", "guesses")
     )?;
     match &m.optimal {
         Some(o) => {
@@ -330,9 +353,10 @@ fn write_move(out: &mut dyn Write, m: &MoveView) -> Result<()> {
         }
         (Some(mean), _, Some(loss), Some(total)) => writeln!(
             out,
-            "   yours:   {mean:.5} on average (total {}): loss {loss:.5} ({total} guesses over {} answers)",
+            "   yours:   {mean:.5} on average (total {}): loss {loss:.5} ({} over {})",
             m.played.total.unwrap_or_default(),
-            m.count
+            plural(total, "guess", "guesses"),
+            plural(m.count as u64, "answer", "answers")
         )?,
         (Some(mean), _, _, _) => writeln!(out, "   yours:   {mean:.5} on average")?,
         (None, _, _, _) => writeln!(out, "   yours:   {}", unjudged(m.state))?,
@@ -340,17 +364,18 @@ fn write_move(out: &mut dyn Write, m: &MoveView) -> Result<()> {
     match &m.luck {
         Some(luck) => writeln!(
             out,
-            "   luck:    {} ({:.5} further guesses expected before the colours, {:.5} after; {} answers left, {:.2} on average)",
+            "   luck:    {} ({:.5} further guesses expected before the colours, {:.5} after; {}, {:.2} on average)",
             signed(luck.value),
             luck.before,
             luck.after,
-            m.after.count,
+            plural(m.after.count as u64, "answer left", "answers left"),
             m.after.count_mean
         )?,
         None => writeln!(
             out,
-            "   luck:    ? ({} answers left, {:.2} on average)",
-            m.after.count, m.after.count_mean
+            "   luck:    ? ({}, {:.2} on average)",
+            plural(m.after.count as u64, "answer left", "answers left"),
+            m.after.count_mean
         )?,
     }
     if let Some(words) = &m.after.candidates {

@@ -40,7 +40,9 @@ struct RunRow {
     options: Option<SolverConfig>,
     state: &'static str,
     proven: bool,
-    /// The kind of claim: proven-optimal, exact or heuristic.
+    /// The worker claims nobody re-ran that the result rests on.
+    unchecked_claims: usize,
+    /// The kind of claim: proven-optimal, exact, heuristic or proven-if-claims-hold.
     label: Option<Label>,
     /// What the result may claim, as every view says it.
     claim: String,
@@ -68,9 +70,11 @@ impl From<RunSummary> for RunRow {
             state: match (run.finished, run.proven, &run.first_guess_fixed) {
                 (true, true, None) => "proven",
                 (true, true, Some(_)) => "proven given first guess",
+                (true, false, _) if run.unchecked_claims > 0 => "proven if claims hold",
                 (true, false, _) => "finished",
                 (false, _, _) => "unfinished",
             },
+            unchecked_claims: run.unchecked_claims,
             claim: run.claim,
             first_guess_fixed: run.first_guess_fixed,
             options: run.options,
@@ -166,6 +170,7 @@ impl Runs {
                     options: None,
                     finished: false,
                     proven: false,
+                    unchecked_claims: 0,
                     first_guess_fixed: None,
                     label: None,
                     claim: String::new(),

@@ -283,9 +283,18 @@ impl Solve {
                 0 => String::new(),
                 n => format!(", {n} damaged (recomputed)"),
             };
+            // The worst-case objective settles a first guess once per budget it refutes.
+            let budgets = match outcome.resumed_budgets {
+                0 | 1 => String::new(),
+                n => format!(" (over {n} guess budgets)"),
+            };
             eprintln!(
-                "resumed {} settled first guesses from {}{damaged}",
-                outcome.resumed,
+                "resumed {}{budgets} from {}{damaged}",
+                plural(
+                    outcome.resumed as u64,
+                    "settled first guess",
+                    "settled first guesses"
+                ),
                 db.display()
             );
         }
@@ -407,7 +416,7 @@ fn write_tree(
     };
     let text = match format {
         TreeFormat::Json => {
-            let about = about(None, &solution.config, Some(solution), first);
+            let about = about(None, &solution.config, Some(solution), first, &[]);
             treefile::to_json(game, tree, about)
         }
         TreeFormat::Text => treefile::to_text(game, table, tree, false),
@@ -438,7 +447,10 @@ impl Reporter {
                 .map_or(String::new(), |lower| format!(", total ≥ {lower}"));
             format!(", parts {settled}/{all} settled{lower}")
         });
-        let message = format!("{best} (≤ {} guesses){parts}", progress.guesses_left);
+        let message = format!(
+            "{best} (≤ {}){parts}",
+            plural(progress.guesses_left, "guess", "guesses")
+        );
         let elapsed = self.0.elapsed_secs();
         let eta_secs = match progress.parts {
             Some(_) => progress.work.parts_eta_secs(elapsed),

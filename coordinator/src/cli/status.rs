@@ -164,8 +164,11 @@ impl View for StatusView {
         )?;
         writeln!(
             out,
-            "completions {} ({} duplicate), {} results resumed, {} leases expired",
-            self.completions, self.duplicate_completions, self.results_loaded, self.lease_expiries
+            "completions {} ({} duplicate), {} resumed, {} expired",
+            self.completions,
+            self.duplicate_completions,
+            plural(self.results_loaded, "result", "results"),
+            plural(self.lease_expiries, "lease", "leases")
         )?;
         let mean = self.job_millis as f64 / self.completions.max(1) as f64;
         let eta = match self.eta_secs {
@@ -174,8 +177,9 @@ impl View for StatusView {
         };
         writeln!(
             out,
-            "jobs: mean {mean:.1} ms, longest {} ms, {} nodes searched; {eta}",
-            self.longest_job_millis, self.nodes
+            "jobs: mean {mean:.1} ms, longest {} ms, {} searched; {eta}",
+            self.longest_job_millis,
+            plural(self.nodes, "node", "nodes")
         )?;
         if let Some(damage) = &self.damage {
             writeln!(out, "run database {}", damage_text(damage))?;

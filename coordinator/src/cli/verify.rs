@@ -12,7 +12,6 @@ use serde::Serialize;
 
 use crate::game_args::GameArgs;
 use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, View};
-use hakase_core::presets::DEFAULT_GAME;
 
 /// Check a tree file: every guess allowed (and legal in hard or strict mode when asked),
 /// every pattern the one the game shows (recomputed from the words), every answer solved
@@ -91,14 +90,14 @@ impl Verify {
             FileFormat::Text => None,
         };
         // The game the file names is the one checked, unless the command line chose one.
-        let chosen = self.game.game != DEFAULT_GAME
+        let chosen = self.game.chosen()
             || self.game.answers.is_some()
             || self.game.guesses.is_some()
             || self.game.tries.is_some();
         let stated = doc.as_ref().filter(|_| !chosen).map(|d| d.game.clone());
         let game = match &stated {
             Some(name) => GameArgs {
-                game: name.clone(),
+                game: Some(name.clone()),
                 ..self.game.clone()
             }
             .load()

@@ -166,6 +166,10 @@ pub struct AuditSummary {
     /// false one there could hide a better first guess, so the result names them.
     #[serde(default)]
     pub unchecked_guesses: Vec<u32>,
+    /// Rows taken off [`AuditSummary::unchecked_guesses`] since, re-solved by `hakase audit`
+    /// to what they claim (or settled by the admissible bound).
+    #[serde(default)]
+    pub confirmed_later: u64,
     /// Results refused or refuted: forged trees, re-runs that disagreed.
     pub lies_caught: u64,
     /// Worker ids quarantined, in order.
@@ -200,18 +204,43 @@ impl AuditSummary {
         } else {
             format!("{} decisive{ahead}{coordinator}", self.rerun_decisive)
         };
+        let later = match self.confirmed_later {
+            0 => String::new(),
+            n => format!(
+                "; since, {} confirmed by `hakase audit`",
+                crate::output::plural(n, "row", "rows")
+            ),
+        };
+        let count = |n: u64, one: &str, many: &str| crate::output::plural(n, one, many);
         format!(
-            "checked: {} exact claims verified by tree, {} bound claims re-run ({} by policy \
-             at {}%, {decisive}), {} first guesses settled by the admissible bound alone, {} \
-             claims accepted unchecked; {} quarantined workers",
-            self.exact_verified,
-            self.rerun_policy + self.rerun_decisive + self.rerun_ahead,
+            "checked: {} verified by tree, {} re-run ({} by policy at {}%, {decisive}), {} \
+             settled by the admissible bound alone, {} accepted unchecked; {}{later}",
+            count(self.exact_verified, "exact claim", "exact claims"),
+            count(
+                self.rerun_policy + self.rerun_decisive + self.rerun_ahead,
+                "bound claim",
+                "bound claims"
+            ),
             self.rerun_policy,
             self.fraction * 100.0,
-            self.covered_by_bound,
-            self.unchecked,
-            self.quarantined.len()
+            count(self.covered_by_bound, "first guess", "first guesses"),
+            count(self.unchecked, "claim", "claims"),
+            count(
+                self.quarantined.len() as u64,
+                "quarantined worker",
+                "quarantined workers"
+            )
         )
+    }
+
+    /// Takes the rows of `confirmed` (re-solved to what they claim, or settled by the
+    /// admissible bound) off the unchecked ones; returns how many were there.
+    pub fn confirm(&mut self, confirmed: &[u32]) -> usize {
+        let before = self.unchecked_guesses.len();
+        self.unchecked_guesses.retain(|g| !confirmed.contains(g));
+        let taken = before - self.unchecked_guesses.len();
+        self.confirmed_later += taken as u64;
+        taken
     }
 }
 

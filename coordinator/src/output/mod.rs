@@ -50,11 +50,8 @@ pub fn write_json(out: &mut dyn Write, value: &impl Serialize) -> Result<()> {
     Ok(())
 }
 
-/// `count` followed by the noun, singular for exactly one: "1 guess", "2 guesses".
-pub fn plural(count: impl Into<u64>, singular: &str, plural: &str) -> String {
-    let count = count.into();
-    format!("{count} {}", if count == 1 { singular } else { plural })
-}
+/// "1 guess", "2 guesses": spelled in one place for every crate ([`hakase_core::plural`]).
+pub use hakase_core::plural::plural;
 
 /// Terminal columns `text` takes: katakana and emoji take two, ♀ and ♂ one.
 pub fn width(text: &str) -> usize {
@@ -91,10 +88,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn plurals_and_widths() {
-        assert_eq!(plural(1u32, "guess", "guesses"), "1 guess");
-        assert_eq!(plural(0u32, "guess", "guesses"), "0 guesses");
-        assert_eq!(plural(2u32, "worker", "workers"), "2 workers");
+    fn widths() {
         assert_eq!(width("レントラー"), 10);
         assert_eq!(width("ニドラン♀"), 9);
         assert_eq!(pad("ニドラン♀", 11), "ニドラン♀  ");

@@ -141,8 +141,13 @@ impl RunProgress {
             )
         });
         let message = format!(
-            "jobs {}/{} ({:.1}/s, {} queued, {} leased, {} workers)  {best}{cut}",
-            s.jobs_done, s.jobs_total, rate, s.jobs_queued, s.jobs_leased, s.workers
+            "jobs {}/{} ({:.1}/s, {} queued, {} leased, {})  {best}{cut}",
+            s.jobs_done,
+            s.jobs_total,
+            rate,
+            s.jobs_queued,
+            s.jobs_leased,
+            super::plural(s.workers, "worker", "workers")
         );
         // The run's own clock, which a resumed run keeps.
         self.bar.show(

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 
-use hakase_core::label::proof_words;
+use hakase_core::label::{proof_words, Label};
 use hakase_core::query::Oracle;
 use hakase_core::solver::Solution;
 use hakase_core::{FeedbackTable, Game, GuessId};
@@ -68,9 +68,9 @@ pub fn write_text(
     let Some(best) = solution.best else {
         writeln!(
             out,
-            "{}: no strategy wins every answer within {} guesses ({proven})",
+            "{}: no strategy wins every answer within {} ({proven})",
             game.name(),
-            solution.guesses_left
+            super::plural(solution.guesses_left, "guess", "guesses")
         )?;
         return Ok(());
     };
@@ -93,13 +93,13 @@ pub fn write_text(
     };
     writeln!(
         out,
-        "{}: best first guess{of} {} — {} guesses in total over {} answers, mean {:.4} ({proven}, {} guesses allowed)",
+        "{}: best first guess{of} {} — {} in total over {}, mean {:.4} ({proven}, {} allowed)",
         game.name(),
         game.guess_text(best.guess),
-        value,
-        n,
+        super::plural(value, "guess", "guesses"),
+        super::plural(n as u64, "answer", "answers"),
         f64::from(value) / n.max(1) as f64,
-        solution.guesses_left
+        super::plural(solution.guesses_left, "guess", "guesses")
     )?;
     if let Some(eval) = &solution.evaluation {
         let dist = super::distribution_text(&eval.distribution);
@@ -164,6 +164,11 @@ pub fn to_json(
     listed: Option<usize>,
     unchecked: &[GuessId],
 ) -> serde_json::Value {
+    // The claim every view words: a listed ranking's best is optimal only given itself.
+    let first = listed
+        .and(solution.best)
+        .map(|b| game.guess_text(b.guess).to_string());
+    let label = Label::of_result(solution.proven, first.is_some()).resting_on(unchecked.len());
     json!({
         "game": game.name(),
         "fingerprint": game.fingerprint(),
@@ -173,6 +178,8 @@ pub fn to_json(
         "guesses_left": solution.guesses_left,
         "proven": solution.proven,
         "unchecked_claims": unchecked.iter().map(|&g| game.guess_text(g)).collect::<Vec<_>>(),
+        "label": label,
+        "claim": label.claim(first.as_deref()),
         "ranking": solution.ranking.iter().take(20).map(|v| json!({
             "guess": game.guess_text(v.guess),
             "exact": v.outcome.is_exact(),

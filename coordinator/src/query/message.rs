@@ -34,14 +34,40 @@ impl Message {
 /// The key of a core error about what a player typed, `step` naming the step (0: none).
 pub fn of_core(e: &Error, step: usize) -> Option<Message> {
     Some(match e {
-        Error::UnknownWord { word, suggestions } => Message::new(
+        // The game and the preset the word belongs to come last: older pages read the
+        // first arguments only.
+        Error::UnknownWord {
+            word,
+            game,
+            suggestions,
+            elsewhere,
+        } => Message::new(
             "unknown_word",
-            [step.to_string(), word.clone(), suggestions.join(", ")],
+            [
+                step.to_string(),
+                word.clone(),
+                suggestions.join(", "),
+                game.to_string(),
+                elsewhere.unwrap_or_default().to_string(),
+            ],
         ),
-        Error::UnknownAnswer { word, suggestions } => {
-            Message::new("unknown_answer", [word.clone(), suggestions.join(", ")])
+        Error::UnknownAnswer {
+            word,
+            game,
+            suggestions,
+            elsewhere,
+        } => Message::new(
+            "unknown_answer",
+            [
+                word.clone(),
+                suggestions.join(", "),
+                game.to_string(),
+                elsewhere.unwrap_or_default().to_string(),
+            ],
+        ),
+        Error::NotAnAnswer { word, game } => {
+            Message::new("not_an_answer", [word.clone(), game.to_string()])
         }
-        Error::NotAnAnswer(word) => Message::new("not_an_answer", [word.clone()]),
         Error::BadPattern { text, .. } => {
             Message::new("bad_pattern", [step.to_string(), text.clone()])
         }

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use hakase_core::label::{unchecked_condition, MARKED};
 use hakase_core::solver::{FirstGuessValue, Solution, SolverConfig, INFEASIBLE};
 use hakase_core::{Game, GuessId};
 use serde::Serialize;
@@ -87,6 +88,9 @@ pub struct RankingView {
     pub finished: bool,
     /// What the values may claim, in words.
     pub claim: String,
+    /// The rows (of all, not only those shown) resting on a worker claim nobody re-ran: the
+    /// claim's condition, for a page that words it in its own language.
+    pub unchecked_claims: usize,
     /// How the exact totals of every settled guess spread, for a plot.
     pub histogram: Histogram,
     /// The rows asked for.
@@ -155,6 +159,7 @@ impl RankingView {
             settled: ranking.settled(),
             finished: ranking.finished,
             claim: ranking.claim(),
+            unchecked_claims: ranking.rows.iter().filter(|r| r.unchecked).count(),
             histogram: Histogram::of(&ranking.rows),
             rows,
         }
@@ -319,10 +324,7 @@ impl RunRanking {
         let marks = if unchecked == 0 {
             String::new()
         } else {
-            format!(
-                "; {} on a worker claim nobody re-ran, marked *",
-                plural(unchecked as u64, "row rests", "rows rest")
-            )
+            format!(", {}{MARKED}", unchecked_condition(unchecked))
         };
         match &self.scope {
             RunScope::RankAll => format!("exact values of every first guess{state}{marks}"),

@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
+use hakase_core::label::unchecked_condition;
 use hakase_core::query::Source;
 use hakase_core::review::{
     Colours, GameText, Judged, Known, MoveReview, Optimum, Proof, Review, ReviewCache, Reviewer,
@@ -351,6 +352,9 @@ impl ReviewView {
             .run
             .and_then(|r| r.first.as_deref())
             .filter(|_| fixed_first);
+        // The run's tree is a coordinator's that rests on claims nobody re-ran: its optima
+        // are proven only if they hold.
+        let unchecked = subject.run.map_or(0, |r| r.unchecked.len());
         let moves: Vec<MoveView> = review
             .moves
             .iter()
@@ -370,8 +374,9 @@ impl ReviewView {
                 Label::Exact
             } else {
                 Label::ProvenOptimal
-            },
-            claim: claim(first_guess),
+            }
+            .resting_on(unchecked),
+            claim: claim(first_guess, unchecked),
             solve_limit: limit,
             answer: review.answer.map(|a| game.answer_text(a).to_string()),
             won: review.won(),
@@ -396,13 +401,17 @@ impl ReviewView {
 }
 
 /// What a review's optima claim: proven, or for the first move only given a run's fixed first
-/// guess.
-pub fn claim(fixed_first: Option<&str>) -> String {
+/// guess; those from a run's tree resting on `unchecked` worker claims only if they hold.
+pub fn claim(fixed_first: Option<&str>, unchecked: usize) -> String {
+    let resting = match unchecked {
+        0 => String::new(),
+        n => format!(", those from the run's tree {}", unchecked_condition(n)),
+    };
     match fixed_first {
-        None => "every optimum proven".to_string(),
+        None => format!("every optimum proven{resting}"),
         Some(word) => format!(
             "the first move is judged against the run's first guess {word}, optimal GIVEN THAT \
-             FIRST GUESS only; every later optimum proven"
+             FIRST GUESS only; every later optimum proven{resting}"
         ),
     }
 }

@@ -94,7 +94,7 @@ impl FirstChart {
             },
             total: chart.total,
             worst: chart.worst,
-            proven: run.proven(),
+            proven: run.proven_outright(),
             claim: run.claim(),
         }
     }

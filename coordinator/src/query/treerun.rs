@@ -12,6 +12,7 @@ use hakase_core::treefile::{self, TreeDocument};
 use hakase_core::{FeedbackTable, Game};
 use thiserror::Error;
 
+use crate::output::Label;
 use crate::runs::Manifest;
 use crate::runs::{LoadedRun, RunError};
 
@@ -28,6 +29,15 @@ pub enum TreeRunError {
         path: String,
         /// The I/O error.
         why: String,
+    },
+    /// A file that is neither of the two tree formats (a JSON document that does not parse
+    /// is said to be one, with the parser's words): refused before any game is asked for.
+    #[error("tree file {path} is {what}")]
+    NotATree {
+        /// The file.
+        path: String,
+        /// What it is instead.
+        what: String,
     },
     /// A text tree names no game and none was given.
     #[error(
@@ -61,11 +71,10 @@ pub enum TreeRunError {
 pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, TreeRunError> {
     let shown = path.display().to_string();
     let text = read_limited(path, &shown)?;
-    let doc: Option<TreeDocument> = text
-        .trim_start()
-        .starts_with('{')
-        .then(|| serde_json::from_str(&text).ok())
-        .flatten();
+    let doc = read_format(&text).map_err(|what| TreeRunError::NotATree {
+        path: shown.clone(),
+        what,
+    })?;
     let game = game_of(game, doc.as_ref(), &shown)?;
     let bad_tree = |why: String| TreeRunError::Tree {
         path: shown.clone(),
@@ -92,6 +101,14 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
     }
     let stated = Stated::of(doc.as_ref(), cap);
     let first = stated.first.clone();
+    // Read back as the run held them, so every view of the file words its claim the same.
+    let mut unchecked: Vec<_> = stated
+        .unchecked
+        .iter()
+        .filter_map(|w| game.lookup_guess(w))
+        .collect();
+    unchecked.sort_unstable();
+    unchecked.dedup();
     let name = path
         .file_stem()
         .map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
@@ -104,7 +121,38 @@ pub fn load_tree_file(path: &Path, game: Option<&str>) -> Result<LoadedRun, Tree
         first,
         game,
         damage: Default::default(),
-        unchecked: Vec::new(),
+        unchecked,
+    })
+}
+
+/// The JSON document of a tree file, `None` for a text tree; what the file is instead when
+/// it is neither. A text tree's lines are pairs of a guess and its pattern ending in the
+/// guess's number (`salet BBYBB1 crane GGGGG2`): a file whose first line is not is no tree,
+/// and reading it as one would only complain about its first word.
+fn read_format(text: &str) -> Result<Option<TreeDocument>, String> {
+    let start = text.trim_start_matches('\u{feff}').trim_start();
+    if start.starts_with('{') {
+        return serde_json::from_str(start)
+            .map(Some)
+            .map_err(|e| format!("not a valid JSON tree document: {e}"));
+    }
+    let first = start.lines().next().unwrap_or_default();
+    let tokens: Vec<&str> = first.split_whitespace().collect();
+    let numbered = |pattern: &&str| pattern.ends_with(|c: char| c.is_ascii_digit());
+    let looks_like_text = !tokens.is_empty()
+        && tokens.len().is_multiple_of(2)
+        && tokens.iter().skip(1).step_by(2).all(numbered);
+    if looks_like_text {
+        return Ok(None);
+    }
+    Err(if start.is_empty() {
+        "empty: a tree file is the JSON document `hakase solve --tree-out` writes, or its \
+         text form"
+            .to_string()
+    } else {
+        "neither a JSON tree document nor a text tree (lines such as \"salet BBYBB1 crane \
+         GGGGG2\", as `hakase export --format text` writes)"
+            .to_string()
     })
 }
 
@@ -184,19 +232,25 @@ fn read_limited(path: &Path, shown: &str) -> Result<String, TreeRunError> {
 /// guess it was restricted to, its claim, total and guess budget) and the run it came from.
 /// Every writer of a tree file (`solve --tree-out`, `coordinator --tree-out`, `export`, the
 /// `Tree` RPC) calls this, and [`load_tree_file`] reads these fields back.
+/// `unchecked` names the first guesses whose row rests on a worker claim nobody re-ran (a
+/// coordinator's run): the claim then holds only if they do, and a reader of the file says so.
 pub fn about(
     run: Option<&str>,
     config: &SolverConfig,
     solution: Option<&Solution>,
     first: Option<&str>,
+    unchecked: &[String],
 ) -> serde_json::Value {
     let proven = solution.is_some_and(|s| s.proven);
+    let label = Label::of_result(proven, first.is_some()).resting_on(unchecked.len());
     serde_json::json!({
         "run": run,
         "config": config,
         "proven": solution.map(|s| s.proven),
+        "unchecked_claims": unchecked,
         "first_guess": first,
-        "claim": super::claim::claim(proven, first),
+        "label": label,
+        "claim": label.claim(first),
         "total": solution.and_then(|s| s.best).map(|b| b.outcome.value()),
         "guesses_left": solution.map(|s| s.guesses_left),
     })
@@ -228,6 +282,7 @@ pub fn tree_about(run: &LoadedRun) -> serde_json::Value {
         &run.manifest.config,
         run.solution.as_ref(),
         run.first.as_deref(),
+        &run.unchecked_names(),
     )
 }
 
@@ -237,6 +292,8 @@ struct Stated {
     proven: bool,
     first: Option<String>,
     guesses_left: u32,
+    /// The first guesses the document names as resting on unchecked worker claims.
+    unchecked: Vec<String>,
 }
 
 impl Stated {
@@ -244,6 +301,15 @@ impl Stated {
         let about = doc.map(|d| &d.about);
         Stated {
             proven: about.and_then(|a| a["proven"].as_bool()).unwrap_or(false),
+            unchecked: about
+                .and_then(|a| a["unchecked_claims"].as_array())
+                .map(|names| {
+                    names
+                        .iter()
+                        .filter_map(|n| n.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
             first: about
                 .and_then(|a| a["first_guess"].as_str())
                 .map(str::to_string),

@@ -37,8 +37,12 @@ pub struct CheckpointOptions {
 pub struct CheckpointOutcome {
     /// The proven-optimal solution, exactly as the in-memory solver gives it.
     pub solution: Arc<Solution>,
-    /// First guesses found settled in the database at start.
+    /// First guesses found settled in the database at start (a first guess counts once per
+    /// guess budget it was settled at).
     pub resumed: usize,
+    /// The guess budgets they were settled at: more than one for the worst-case objective,
+    /// which first refutes the smaller budgets first guess by first guess.
+    pub resumed_budgets: usize,
     /// True when the finished run's stored solution was read back, with nothing searched.
     pub stored: bool,
     /// What the open read back, damage included: a resume that recomputes damaged work says
@@ -177,6 +181,7 @@ pub fn run_checkpointed(
         return Ok(Some(CheckpointOutcome {
             solution: Arc::new(solution),
             resumed: 0,
+            resumed_budgets: 0,
             stored: true,
             reopened: store.reopened().clone(),
             nodes: 0,
@@ -201,6 +206,7 @@ pub fn run_checkpointed(
         tally.add(budget, value);
         resumed += 1;
     }
+    let stored_budgets = stored.len();
     let solver = Solver::new(game, table, config, opts.memo_entries);
     let (sender, inbox) = mpsc::channel();
     let checkpoint = RunCheckpoint {
@@ -235,6 +241,7 @@ pub fn run_checkpointed(
     Ok(Some(CheckpointOutcome {
         solution: Arc::new(solution),
         resumed,
+        resumed_budgets: stored_budgets,
         stored: false,
         reopened: store.reopened().clone(),
         nodes: solver.nodes_searched(),

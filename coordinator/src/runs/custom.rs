@@ -37,7 +37,10 @@ pub fn parse_name(name: &str) -> Option<CustomSpec> {
             spec.answers = Some(PathBuf::from(path));
         } else if let Some(path) = part.strip_prefix("guesses from ") {
             spec.guesses = Some(PathBuf::from(path));
-        } else if let Some(n) = part.strip_suffix(" tries") {
+        } else if let Some(n) = part
+            .strip_suffix(" tries")
+            .or_else(|| part.strip_suffix(" try"))
+        {
             spec.tries = Some(n.parse().ok()?);
         } else {
             return None;

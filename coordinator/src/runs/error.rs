@@ -33,6 +33,13 @@ pub enum RunError {
     /// A data directory (`--data`) that is a file.
     #[error("the data directory {0} is a file: --data takes a directory of runs (or one run)")]
     DataIsFile(PathBuf),
+    /// A file where a run database (a directory) is to be opened or made (`--db FILE`): it
+    /// is no damaged run, and nothing in it is to be moved away or recomputed.
+    #[error(
+        "{0} is a file, not a run database: --db takes a directory (made when missing); give \
+         another path, or move the file away"
+    )]
+    DbIsFile(PathBuf),
     /// A directory without a run database in it.
     #[error("{0} is not a run database")]
     NotARun(PathBuf),

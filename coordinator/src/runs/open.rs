@@ -335,6 +335,9 @@ impl Store {
 /// Opens the sled database of a run; damage sled reports (or panics on) is said as damage, a
 /// held lock as the error it is.
 fn open_database(path: &Path) -> Result<sled::Db, RunError> {
+    if path.exists() && !path.is_dir() {
+        return Err(RunError::DbIsFile(path.to_path_buf()));
+    }
     hakase_worker::sled_guard::open(path).map_err(|damage| match damage {
         hakase_worker::sled_guard::SledDamage::Error(source) if damage.is_locked() => {
             RunError::Database {

@@ -17,10 +17,23 @@ pub const INDEX_HTML: &str = include_str!("static/index.html");
 pub const APP_JS: &str = include_str!("static/app.js");
 /// Its style sheet.
 pub const APP_CSS: &str = include_str!("static/app.css");
+/// The icon of every page the binary serves (four tiles in the game's colours): a browser
+/// asks for `/favicon.ico` whatever the page says, and gets this instead of a 404.
+pub const FAVICON_SVG: &str = include_str!("static/favicon.svg");
 
-/// `/`, `/app.js` and `/app.css`.
+/// The icon's routes: `/favicon.ico` (asked for by every browser) and `/favicon.svg` (the
+/// one the pages name), for any page's router.
+pub fn icon_routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    let icon = || async { page(FAVICON_SVG, "image/svg+xml") };
+    Router::new()
+        .route("/favicon.ico", get(icon))
+        .route("/favicon.svg", get(icon))
+}
+
+/// `/`, `/app.js`, `/app.css` and the icon.
 pub fn routes() -> Router<Arc<QueryService>> {
     Router::new()
+        .merge(icon_routes())
         .route(
             "/",
             get(|| async { page(INDEX_HTML, "text/html; charset=utf-8") }),

@@ -129,18 +129,79 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// Gives the bare 413 of [`tower_http::limit::RequestBodyLimitLayer`] (a declared
-/// `content-length` over the limit, refused before any of the body is read) the API's JSON
-/// error, so a client sees one shape whichever layer refused it.
-pub async fn json_payload_too_large(response: Response) -> Response {
+/// The longest plain-text error body read back into a JSON error's message.
+const MAX_PLAIN_ERROR: usize = 4096;
+
+/// Gives every error answered without a JSON body the API's JSON shape, so a client sees one
+/// shape whichever layer refused: axum's rejections of a path or a query (plain text),
+/// [`tower_http::limit::RequestBodyLimitLayer`]'s
+/// bare 413 (a declared `content-length` over the limit, refused before any of the body is
+/// read) and the request timeout's empty 408. The reply keeps the refusal's other headers
+/// (`www-authenticate`, say).
+pub async fn json_errors(response: Response) -> Response {
+    let status = response.status();
     let is_json = response
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|kind| kind.as_bytes().starts_with(b"application/json"));
-    if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json {
+    if is_json || !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
+    if status == StatusCode::PAYLOAD_TOO_LARGE {
         return ApiError::payload_too_large().into_response();
     }
-    response
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, MAX_PLAIN_ERROR)
+        .await
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_string())
+        .unwrap_or_default();
+    let message = match status {
+        StatusCode::REQUEST_TIMEOUT => {
+            "the request was not complete in time (its body included)".to_string()
+        }
+        _ if !text.is_empty() => text,
+        _ => status
+            .canonical_reason()
+            .unwrap_or("error")
+            .to_ascii_lowercase(),
+    };
+    let mut reply = ApiError::new(status, kind_of(status), message).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            reply.headers_mut().insert(name, value.clone());
+        }
+    }
+    reply
+}
+
+/// The `kind` of an HTTP status: the name of the gRPC status code the same refusal gets.
+fn kind_of(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::BAD_REQUEST | StatusCode::UNSUPPORTED_MEDIA_TYPE => "invalid_argument",
+        StatusCode::UNAUTHORIZED => "unauthenticated",
+        StatusCode::FORBIDDEN => "permission_denied",
+        StatusCode::NOT_FOUND => "not_found",
+        StatusCode::METHOD_NOT_ALLOWED => "unimplemented",
+        StatusCode::REQUEST_TIMEOUT | StatusCode::GATEWAY_TIMEOUT => "deadline_exceeded",
+        StatusCode::CONFLICT => "failed_precondition",
+        StatusCode::TOO_MANY_REQUESTS => "resource_exhausted",
+        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
+        s if s.is_server_error() => "internal",
+        _ => "invalid_argument",
+    }
+}
+
+/// A method an address does not answer (`GET /api/v1/next`); the reply's `allow` header,
+/// which axum adds, lists those it does.
+pub async fn method_not_allowed(method: axum::http::Method, uri: axum::http::Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "unimplemented",
+        format!(
+            "{} does not answer {method} (the `allow` header lists what it answers)",
+            uri.path()
+        ),
+    )
 }
 
 /// Any path that is neither the page nor the API.

@@ -15,7 +15,7 @@
 
 pub mod api;
 pub mod assets;
-mod errors;
+pub(crate) mod errors;
 pub mod puzzles;
 pub mod review;
 
@@ -97,17 +97,17 @@ pub fn router(service: QueryService, limits: WebLimits) -> Router {
                 .merge(review::routes()),
         )
         .fallback(errors::not_found)
+        .method_not_allowed_fallback(errors::method_not_allowed)
         .layer(DefaultBodyLimit::max(limits.body_bytes))
         // A declared length over the limit is refused before the body is read: waiting for
         // the body would only end in the request timeout.
         .layer(RequestBodyLimitLayer::new(limits.body_bytes))
-        .layer(axum::middleware::map_response(
-            errors::json_payload_too_large,
-        ))
         .layer(TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             limits.request_timeout,
         ))
+        // Outermost: every refusal of the layers above is JSON too.
+        .layer(axum::middleware::map_response(errors::json_errors))
         .with_state(Arc::new(service))
 }
 

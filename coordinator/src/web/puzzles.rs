@@ -149,11 +149,18 @@ pub fn question_message(p: &Puzzle) -> Message {
     }
 }
 
-/// The puzzle of `day` in `batch`, with the batch's name, size and game.
-fn find(
-    batch: &str,
-    day: usize,
-) -> Result<(&'static str, usize, &'static Puzzle, Option<&'static Game>), ApiError> {
+/// A puzzle found: its batch's name and size, its day, the puzzle and its game.
+type Found = (
+    &'static str,
+    usize,
+    usize,
+    &'static Puzzle,
+    Option<&'static Game>,
+);
+
+/// The puzzle of `day` (as the path spells it: a day that is no number is no day of the
+/// batch either) in `batch`.
+fn find(batch: &str, day: &str) -> Result<Found, ApiError> {
     let (index, (name, puzzles)) = batches()
         .iter()
         .enumerate()
@@ -173,8 +180,9 @@ fn find(
                 [batch.to_string(), names.join(", ")],
             ))
         })?;
-    let puzzle = day
-        .checked_sub(1)
+    let number = day.parse::<usize>().ok();
+    let puzzle = number
+        .and_then(|n| n.checked_sub(1))
         .and_then(|i| puzzles.get(i))
         .ok_or_else(|| {
             ApiError::new(
@@ -188,12 +196,18 @@ fn find(
             ))
         })?;
     let game = games().get(index).and_then(Option::as_ref);
-    Ok((name, puzzles.len(), puzzle, game))
+    Ok((
+        name,
+        puzzles.len(),
+        number.unwrap_or_default(),
+        puzzle,
+        game,
+    ))
 }
 
 /// `GET /puzzles/{batch}/{day}`.
-async fn show(Path((batch, day)): Path<(String, usize)>) -> Result<Json<PuzzleJson>, ApiError> {
-    let (batch, count, p, _) = find(&batch, day)?;
+async fn show(Path((batch, day)): Path<(String, String)>) -> Result<Json<PuzzleJson>, ApiError> {
+    let (batch, count, day, p, _) = find(&batch, &day)?;
     let question = question_message(p);
     Ok(Json(PuzzleJson {
         batch,
@@ -250,20 +264,23 @@ pub struct SolutionJson {
 
 /// `POST /puzzles/{batch}/{day}/answer`.
 async fn answer(
-    Path((batch, day)): Path<(String, usize)>,
+    Path((batch, day)): Path<(String, String)>,
     body: Result<Json<AnswerJson>, JsonRejection>,
 ) -> Result<Json<VerdictJson>, ApiError> {
-    let (_, _, p, game) = find(&batch, day)?;
+    let (_, _, _, p, game) = find(&batch, &day)?;
     let Json(body) = body?;
     let typed = normalize_word(&body.answer);
     if typed.is_empty() {
         return Err(ApiError::bad_request("the answer is empty")
             .with_message(Message::new("answer_empty", Vec::<String>::new())));
     }
-    let named = game.map(|g| g.find_guess(&typed).map(|id| g.guess_text(id).to_string()));
+    let named = game.map(|g| {
+        g.lookup_guess(&typed)
+            .map(|id| g.guess_text(id).to_string())
+    });
     let (name, answer) = match named {
-        Some(Ok(word)) => (true, word),
-        Some(Err(_)) => (false, typed),
+        Some(Some(word)) => (true, word),
+        Some(None) => (false, typed),
         // No game to ask: every word counts as a name.
         None => (true, typed),
     };
@@ -279,9 +296,9 @@ async fn answer(
 
 /// `GET /puzzles/{batch}/{day}/solution`.
 async fn solution(
-    Path((batch, day)): Path<(String, usize)>,
+    Path((batch, day)): Path<(String, String)>,
 ) -> Result<Json<SolutionJson>, ApiError> {
-    let (_, _, p, _) = find(&batch, day)?;
+    let (_, _, _, p, _) = find(&batch, &day)?;
     Ok(Json(SolutionJson {
         solution: p.solution.clone(),
         grade: p.grade.clone(),

@@ -18,6 +18,7 @@ pub mod run;
 pub mod score;
 pub mod space;
 
+use crate::plural::plural;
 use thiserror::Error;
 
 use crate::game::Game;
@@ -36,7 +37,10 @@ pub enum DesignError {
     #[error("position {0} is outside the board (1 to {BOARD})")]
     BadPosition(usize),
     /// Designed strings fill the board.
-    #[error("{text:?} has {len} letters; designed strings have exactly {BOARD}")]
+    #[error(
+        "{text:?} has {}; designed strings have exactly {BOARD}",
+        plural(*len as u64, "letter", "letters")
+    )]
     BadLength {
         /// What was typed.
         text: String,

@@ -23,6 +23,7 @@
 pub mod cache;
 pub mod input;
 
+use crate::plural::plural;
 use rayon::prelude::*;
 use std::collections::HashSet;
 use thiserror::Error;
@@ -62,7 +63,11 @@ pub enum ReviewError {
     #[error("the game is empty: give at least one guess")]
     Empty,
     /// The colours and the words do not pair up.
-    #[error("{rows} rows of colours for {words} words: give one row per word, in order")]
+    #[error(
+        "{} of colours for {}: give one row per word, in order",
+        plural(*rows as u64, "row", "rows"),
+        plural(*words as u64, "word", "words")
+    )]
     ColoursWords {
         /// Rows of colours given (grid rows or patterns).
         rows: usize,

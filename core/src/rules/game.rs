@@ -210,6 +210,20 @@ impl Game {
     /// (ポリゴン2 → ポリゴン２, ポリゴンz → ポリゴンＺ). An unknown word's error suggests the
     /// closest allowed guesses.
     pub fn find_guess(&self, text: &str) -> Result<GuessId> {
+        self.lookup_guess(text).ok_or_else(|| {
+            let word = normalize_word(text);
+            Error::UnknownWord {
+                suggestions: self.closest_guesses(&word, 3),
+                game: self.name.as_str().into(),
+                elsewhere: crate::presets::preset_with_guess(&word, &self.name),
+                word: echo(&word),
+            }
+        })
+    }
+
+    /// The guess a typed word is, spelled as [`Game::find_guess`] reads it; `None` without
+    /// the work of suggestions.
+    pub fn lookup_guess(&self, text: &str) -> Option<GuessId> {
         let text = normalize_word(text);
         let widen = |t: &str| -> String {
             t.chars()
@@ -229,10 +243,6 @@ impl Game {
         ]
         .iter()
         .find_map(|t| self.lookup.get(t).copied())
-        .ok_or_else(|| Error::UnknownWord {
-            suggestions: self.closest_guesses(&text, 3),
-            word: echo(&text),
-        })
     }
 
     /// Up to `limit` allowed guesses closest to `text` by edit distance (one edit for words
@@ -265,12 +275,19 @@ impl Game {
     /// the possible answers), reported as an unknown *answer* when it is none.
     pub fn find_answer_word(&self, text: &str) -> Result<GuessId> {
         self.find_guess(text).map_err(|e| match e {
-            Error::UnknownWord { word, suggestions } => Error::UnknownAnswer {
+            Error::UnknownWord {
                 word,
+                game,
+                suggestions,
+                elsewhere,
+            } => Error::UnknownAnswer {
+                word,
+                game,
                 suggestions: suggestions
                     .into_iter()
                     .filter(|s| s.chars().count() == BOARD)
                     .collect(),
+                elsewhere,
             },
             other => other,
         })
@@ -280,7 +297,10 @@ impl Game {
     pub fn find_answer(&self, text: &str) -> Result<AnswerId> {
         let guess = self.find_answer_word(text)?;
         self.guess_as_answer(guess)
-            .ok_or_else(|| Error::NotAnAnswer(normalize_word(text)))
+            .ok_or_else(|| Error::NotAnAnswer {
+                word: normalize_word(text),
+                game: self.name.as_str().into(),
+            })
     }
 
     /// All answer ids: the candidate set before any guess.

@@ -1,5 +1,6 @@
 //! Feedback patterns: the game's colouring rule and the ways people write colours.
 
+use crate::plural::plural;
 use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
@@ -101,8 +102,9 @@ impl Pattern {
         }
         if cells.len() != len {
             return Err(bad(format!(
-                "it has {} cells but the guess has {len} letters",
-                cells.len()
+                "it has {} but the guess has {}",
+                plural(cells.len() as u64, "cell", "cells"),
+                plural(len as u64, "letter", "letters")
             )));
         }
         Ok(Pattern::from_cells(&cells))

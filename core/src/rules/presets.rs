@@ -42,6 +42,32 @@ pub fn presets() -> Vec<PresetInfo> {
     ]
 }
 
+/// The presets a word typed in another game is looked up in, in this order, for the hint
+/// of an unknown word: between them they hold every word of every preset (pokemon-today
+/// guesses every name of at most five letters, the NYT list extends wordle's).
+const HINT_PRESETS: [&str; 3] = ["pokemon-today", "wordle", "wordle-nyt2022"];
+
+/// The first preset other than `game` whose allowed guesses include `word`: "salet" typed
+/// in pokemon-today belongs to wordle. A customised game (`PRESET (answers from …)`) left
+/// its family's words out on purpose: only the other family is named. The presets are
+/// loaded once, on the first unknown word.
+pub fn preset_with_guess(word: &str, game: &str) -> Option<&'static str> {
+    static GAMES: std::sync::OnceLock<Vec<(&'static str, Game)>> = std::sync::OnceLock::new();
+    let games = GAMES.get_or_init(|| {
+        HINT_PRESETS
+            .iter()
+            .filter_map(|&name| load_preset(name).ok().map(|g| (name, g)))
+            .collect()
+    });
+    let family = |name: &str| name.starts_with("wordle");
+    let custom = game.split_once(" (").map(|(base, _)| family(base));
+    games
+        .iter()
+        .filter(|(name, _)| *name != game && custom.is_none_or(|f| f != family(name)))
+        .find(|(_, g)| g.lookup_guess(word).is_some())
+        .map(|(name, _)| *name)
+}
+
 /// One Pokémon species from the bundled table.
 #[derive(Debug, Clone)]
 pub struct Species {

@@ -20,6 +20,7 @@
 //! Facts are monotone in d (solvable within d ⇒ solvable within d + 1), so the memo keeps, per
 //! set, the largest budget proven too small and the smallest proven enough.
 
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
@@ -27,10 +28,10 @@ use rayon::prelude::*;
 use super::bounds::min_depth;
 use super::halt::halted;
 use super::hard::HardState;
-use super::root::{Checkpoint, FirstGuesses, Progress};
+use super::root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress};
 use super::search::in_order_parallel;
 use super::sizes::Sizes;
-use super::{Node, Solver, Work, INFEASIBLE};
+use super::{Node, Outcome, Solver, Work, INFEASIBLE};
 use crate::game::{AnswerId, GuessId};
 
 /// What is proven about one set (and hard-mode state): it cannot be solved within `fails`
@@ -69,6 +70,10 @@ impl Solver<'_> {
     /// The smallest budget up to `cap` at which the game can always be won (from `first` when
     /// it names one guess). `Some(None)` when no budget up to `cap` suffices; `None` when the
     /// checkpoint asked to stop first. Reports each first guess tried at each budget.
+    ///
+    /// Each first guess refuted at a budget is recorded to the checkpoint as infeasible there
+    /// ([`Outcome::AtLeast`] of [`INFEASIBLE`]), and skipped when the checkpoint already holds
+    /// that: a search killed while proving a budget too small resumes where it was.
     pub(crate) fn least_budget(
         &self,
         first: FirstGuesses,
@@ -85,6 +90,12 @@ impl Solver<'_> {
         let branching = sizes.branching;
         let start = min_depth(set.len() as u32, branching).max(1);
         for budget in start..=cap {
+            let refuted: HashSet<GuessId> = checkpoint
+                .settled(budget)
+                .into_iter()
+                .filter(|v| v.outcome == Outcome::AtLeast(INFEASIBLE))
+                .map(|v| v.guess)
+                .collect();
             let found = AtomicBool::new(false);
             let done = AtomicUsize::new(0);
             in_order_parallel(guesses.len(), |index| {
@@ -92,8 +103,18 @@ impl Solver<'_> {
                     return;
                 }
                 let guess = guesses[index];
-                if self.guess_within(set, guess, budget, &root.hard, pool, branching) {
+                if refuted.contains(&guess) {
+                    // Proven too small for this guess before the search was stopped.
+                } else if self.guess_within(set, guess, budget, &root.hard, pool, branching) {
                     found.store(true, Ordering::Release);
+                } else {
+                    checkpoint.record(
+                        budget,
+                        FirstGuessValue {
+                            guess,
+                            outcome: Outcome::AtLeast(INFEASIBLE),
+                        },
+                    );
                 }
                 let done = done.fetch_add(1, Ordering::Relaxed) + 1;
                 progress(Progress {

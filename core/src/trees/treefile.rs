@@ -5,6 +5,7 @@
 //! checked by other tools; reading resolves them against a game and checks the structure,
 //! and [`crate::verify`] then checks the play itself.
 
+use crate::plural::plural;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -135,8 +136,8 @@ pub fn tree_of(game: &Game, doc: &TreeDocument) -> Result<Tree, TreeFileError> {
         let bad = |why: String| TreeFileError::Json(why);
         if depth > game.tries() {
             return Err(bad(format!(
-                "the tree is deeper than the game's {} tries",
-                game.tries()
+                "the tree is deeper than the game's {}",
+                plural(game.tries(), "try", "tries")
             )));
         }
         let guess = game
@@ -264,9 +265,9 @@ pub fn from_text(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
         // Deeper paths cannot be played; refusing them also bounds the recursion below.
         if tokens.len() / 2 > game.tries() as usize {
             return Err(bad(format!(
-                "{} steps, more than the game's {} tries",
+                "{} steps, more than the game's {}",
                 tokens.len() / 2,
-                game.tries()
+                plural(game.tries(), "try", "tries")
             )));
         }
         let mut steps = Vec::new();

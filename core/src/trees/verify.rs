@@ -2,6 +2,7 @@
 //! game would show (recomputed from the words, not the feedback table), every answer solved
 //! exactly once within the tries.
 
+use crate::plural::plural;
 use thiserror::Error;
 
 use crate::game::{AnswerId, Game, GuessId};
@@ -129,8 +130,8 @@ fn allowed_here(
     let text = game.guess_text(guess);
     if depth > game.tries() {
         return Err(format!(
-            "{text} would be guess {depth}, beyond the {} tries",
-            game.tries()
+            "{text} would be guess {depth}, beyond the {}",
+            plural(game.tries(), "try", "tries")
         ));
     }
     let word = &game.guesses()[guess as usize];

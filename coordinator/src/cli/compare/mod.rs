@@ -425,10 +425,10 @@ impl Comparison {
     fn write_text(&self, out: &mut dyn Write) -> Result<()> {
         writeln!(
             out,
-            "{} answers of {}, {} tries{}; {}",
-            self.answers,
+            "{} of {}, {}{}; {}",
+            hakase_coordinator::output::plural(self.answers as u64, "answer", "answers"),
             self.game,
-            self.tries,
+            hakase_coordinator::output::plural(self.tries, "try", "tries"),
             self.first
                 .as_ref()
                 .map_or(String::new(), |f| format!(", first guess {f}")),

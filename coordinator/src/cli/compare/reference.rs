@@ -1,6 +1,7 @@
 //! The reference row of a comparison: the optimum from a solved run, or solved on the spot
 //! when that is quick.
 
+use hakase_coordinator::output::plural;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -56,8 +57,8 @@ impl Reference {
         let solution = solver.solve_game(firsts, &|_| {});
         let Some(tree) = solution.tree else {
             bail!(
-                "no strategy wins every answer within {} tries",
-                game.tries()
+                "no strategy wins every answer within {}",
+                plural(game.tries(), "try", "tries")
             );
         };
         Ok(Reference {
@@ -99,15 +100,12 @@ fn from_run(game: &Game, first: Option<GuessId>, spec: &str, data: &Path) -> Res
             );
         }
     }
-    let proven = solution.proven;
+    // The run's claim in the words every view uses (a run resting on unchecked worker
+    // claims is proven only if they hold).
     Ok(Reference {
         tree: Some(tree),
         label: format!("optimum (run {})", loaded.name),
         trust: loaded.result_label(),
-        note: format!(
-            "optimum from run {} ({})",
-            loaded.name,
-            if proven { "proven" } else { "not exact" }
-        ),
+        note: format!("optimum from run {} ({})", loaded.name, loaded.claim()),
     })
 }

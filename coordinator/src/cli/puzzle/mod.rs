@@ -23,6 +23,10 @@ use files::Header;
 use run::{write_summary, BatchRun};
 use show::{device_view, puzzle_text, solution_text};
 
+/// The largest batch `--count` asks for: a batch is planned in memory before any puzzle is
+/// written, so a mistyped count must be refused, not abort on allocation.
+pub const MAX_BATCH: usize = 1_000_000;
+
 /// Generate puzzles: deduction puzzles (name the one answer that fits the rows) and best-move
 /// problems (find the one right guess), graded easy, medium or hard and proven.
 ///
@@ -31,10 +35,6 @@ use show::{device_view, puzzle_text, solution_text};
 /// `hakase puzzle --count 365 --levels easy:40%,medium:40%,hard:20% --seed 1 --out year`.
 /// Add `--listen ADDR` to have workers (`hakase worker --connect http://ADDR`) make the days:
 /// the files are the same, byte for byte.
-/// The largest batch `--count` asks for: a batch is planned in memory before any puzzle is
-/// written, so a mistyped count must be refused, not abort on allocation.
-pub const MAX_BATCH: usize = 1_000_000;
-
 #[derive(Debug, Args)]
 pub struct PuzzleCommand {
     /// Which game.

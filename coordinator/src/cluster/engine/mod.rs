@@ -142,6 +142,14 @@ struct Worker {
     taken_back: Vec<JobId>,
 }
 
+impl Worker {
+    /// True when the worker counts as live: seen since `live` (three lease periods ago) and
+    /// not told that the run is over, after which it leaves.
+    fn present(&self, live: Instant) -> bool {
+        self.seen >= live && !self.told
+    }
+}
+
 /// What a registration gives a worker: its id, and the secret that proves it is that worker.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Registration {
@@ -218,6 +226,9 @@ struct State {
     audit: AuditSummary,
     /// When the registrations of the last second came (see [`REGISTRATIONS_PER_SECOND`]).
     registrations: std::collections::VecDeque<Instant>,
+    /// Seconds into this session at which the result was declared (0 for a run found
+    /// finished): the run's clock stops there for every view of it.
+    finished_secs: Option<f64>,
 }
 
 impl State {
@@ -238,13 +249,15 @@ impl State {
             results_loaded: known.len() as u64,
             ..Counters::default()
         };
+        let solution = store.solution()?.map(Arc::new);
         Ok(State {
+            finished_secs: solution.as_ref().map(|_| 0.0),
             planner,
             known,
             jobs: restore_jobs(store, now)?,
             queue: BTreeSet::new(),
             dirty: true,
-            solution: store.solution()?.map(Arc::new),
+            solution,
             failure: None,
             counters,
             workers: restore_workers(store, now)?,

@@ -341,6 +341,7 @@ impl Engine {
             tracing::error!(%err, "storing the solution");
         }
         state.solution = Some(Arc::new(solution));
+        state.finished_secs = Some(self.started.elapsed().as_secs_f64());
         self.close_watches();
         self.wake.notify_all();
         self.ended.notify_all();

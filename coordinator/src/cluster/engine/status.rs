@@ -63,7 +63,8 @@ pub struct Snapshot {
     pub best: Option<(String, u32)>,
     /// The guess budget being searched.
     pub guesses_left: u32,
-    /// Workers seen within three lease periods.
+    /// Workers seen within three lease periods and not told that the run is over (told,
+    /// a worker leaves).
     pub workers: u64,
     /// Seconds since this coordinator started.
     pub elapsed_secs: f64,
@@ -105,7 +106,10 @@ impl Engine {
     /// A picture of the run.
     pub fn snapshot(&self) -> Snapshot {
         let mut state = self.lock();
-        let elapsed = self.started.elapsed().as_secs_f64();
+        // A finished run's clock stopped when its result was declared.
+        let elapsed = state
+            .finished_secs
+            .unwrap_or_else(|| self.started.elapsed().as_secs_f64());
         let cuts = {
             let State { planner, known, .. } = &mut *state;
             planner.open_cuts(known, CUTS_SHOWN)
@@ -163,8 +167,8 @@ impl Engine {
             },
             best,
             guesses_left: progress.guesses_left,
-            workers: state.workers.values().filter(|w| w.seen >= live).count() as u64,
-            elapsed_secs: self.started.elapsed().as_secs_f64(),
+            workers: state.workers.values().filter(|w| w.present(live)).count() as u64,
+            elapsed_secs: elapsed,
             ranking,
             eta_secs: Work {
                 resumed: state.work_at_start.unwrap_or(0.0),
@@ -234,7 +238,7 @@ impl Engine {
                 token: w.token.clone().filter(|t| t != SHARED_TOKEN_NAME),
                 threads: w.slots,
                 jobs_done: w.done,
-                live: w.seen >= live,
+                live: w.present(live),
                 quarantined: state.quarantined.contains(&id),
             })
             .collect();

@@ -48,6 +48,15 @@ impl History {
     /// Records the run as `snap` and `detail` show it. The last sample stands for now: it
     /// is replaced by the next one until it is an interval after the one before it.
     pub fn record(&mut self, snap: &Snapshot, detail: &Detail) {
+        // A finished run's clock has stopped: its last sample is final, and nothing more
+        // is measured (no point per poll, no rate of workers that have left).
+        if self
+            .samples
+            .last()
+            .is_some_and(|last| last.t >= snap.elapsed_secs && snap.state == "finished")
+        {
+            return;
+        }
         let sample = Sample {
             t: snap.elapsed_secs,
             settled: snap.first_settled,

@@ -77,6 +77,8 @@ pub struct RankView {
     pub exact: bool,
     /// Its total, or the bound.
     pub value: u32,
+    /// True when the row rests on a worker claim nobody re-ran (marked `*`, as `proof` says).
+    pub unchecked: bool,
 }
 
 /// A worker's row.
@@ -109,7 +111,7 @@ pub struct RunView {
     pub state: String,
     /// True once the result is proven.
     pub finished: bool,
-    /// Seconds since the coordinator started.
+    /// Seconds since the coordinator started; once finished, when the result was declared.
     pub elapsed_secs: f64,
     /// Seconds left at this session's rate (none before the first settled guess).
     pub eta_secs: Option<f64>,
@@ -123,7 +125,7 @@ pub struct RunView {
     pub jobs: JobsView,
     /// Results taken from workers.
     pub results: u64,
-    /// Workers seen within three lease periods.
+    /// Workers seen within three lease periods and not gone (told that the run is over).
     pub workers_live: u64,
     /// The best first guess so far (the proven best once finished).
     pub best: Option<BestView>,
@@ -175,7 +177,8 @@ impl Live {
                         token: w.token.clone(),
                         threads: w.threads,
                         jobs_done: w.jobs_done,
-                        rate: history.rate(w.id),
+                        // A worker that left has no rate, whatever it did before.
+                        rate: history.rate(w.id).filter(|_| w.live),
                         live: w.live,
                         quarantined: w.quarantined,
                     })
@@ -184,8 +187,15 @@ impl Live {
             }
             Err(_) => (Vec::new(), Vec::new()),
         };
+        let game = self.engine.game();
+        let unchecked: std::collections::HashSet<&str> = snap
+            .audit
+            .unchecked_guesses
+            .iter()
+            .map(|&g| game.guess_text(g))
+            .collect();
         RunView {
-            game: self.engine.game().name().to_string(),
+            game: game.name().to_string(),
             answers,
             finished: snap.state == "finished",
             state: snap.state,
@@ -212,6 +222,7 @@ impl Live {
                 .into_iter()
                 .take(TOP)
                 .map(|(guess, exact, value)| RankView {
+                    unchecked: unchecked.contains(guess.as_str()),
                     guess,
                     exact,
                     value,
@@ -244,9 +255,10 @@ pub async fn run_json(State(live): State<Arc<Live>>) -> impl IntoResponse {
     ([(header::CACHE_CONTROL, "no-store")], Json(live.view()))
 }
 
-/// `/`, `/live.js` and `/live.css`.
+/// `/`, `/live.js`, `/live.css` and the icon.
 pub fn page_routes() -> Router<Arc<Live>> {
     Router::new()
+        .merge(crate::web::assets::icon_routes())
         .route(
             "/",
             get(|| async { page(LIVE_HTML, "text/html; charset=utf-8") }),

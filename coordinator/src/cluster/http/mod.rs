@@ -1,6 +1,7 @@
 //! The coordinator's HTTP port (`hakase coordinator --http ADDR`): the live run page
 //! ([`live`]) and Prometheus `/metrics` ([`metrics`]), and a worker's own `/metrics`
-//! (`hakase worker --metrics ADDR`).
+//! (`hakase worker --metrics ADDR`). Every error is JSON, `{"error": {"kind", "message"}}`,
+//! as on `hakase serve`'s port.
 //!
 //! Same rules as the gRPC port: every figure needs one of the run's tokens, as an
 //! `authorization: Bearer TOKEN` header or a `?token=TOKEN` query parameter (the page itself
@@ -15,7 +16,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
 
-use axum::http::{header, StatusCode};
+use axum::http::{header, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -24,6 +25,7 @@ use hakase_worker::WorkerMetrics;
 use tokio::net::TcpListener;
 
 use crate::serving::{self, SharedTokens};
+use crate::web::errors::{json_errors, method_not_allowed, ApiError};
 use crate::web::{serve_http, WebLimits};
 
 /// Why an HTTP address is refused.
@@ -122,8 +124,21 @@ pub fn coordinator_app(live: Arc<live::Live>, tokens: SharedTokens) -> Router {
     Router::new()
         .merge(live::page_routes())
         .merge(guarded(data, tokens))
-        .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+        .fallback(|uri: Uri| async move {
+            not_found(&uri, "the page is /, its figures /api/v1/run and /metrics")
+        })
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::map_response(json_errors))
         .with_state(live)
+}
+
+/// A path this port does not serve, as the JSON error every hakase HTTP port answers.
+fn not_found(uri: &Uri, served: &str) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no such page or endpoint: {} ({served})", uri.path()),
+    )
 }
 
 /// A worker's HTTP app: `/metrics` behind its token.
@@ -139,7 +154,9 @@ pub fn worker_app(counts: Arc<WorkerMetrics>, token: TokenSet) -> Router {
     );
     Router::new()
         .merge(guarded(data, tokens))
-        .fallback(|| async { (StatusCode::NOT_FOUND, "not found\n") })
+        .fallback(|uri: Uri| async move { not_found(&uri, "a worker serves /metrics only") })
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(axum::middleware::map_response(json_errors))
 }
 
 /// Serves `app` on `listener` until `shutdown`, with the web port's limits (connections,

@@ -2,6 +2,18 @@
 // and read the optimal next guess. Talks to /api/v1/ of `hakase serve`; no build step.
 "use strict";
 
+// English counted nouns, spelled in one place for the whole page ("1 guess", "2 guesses");
+// Japanese counts with counters, which do not change with the number.
+function plural(n, one, many) {
+  return `${n} ${Number(n) === 1 ? one : many}`;
+}
+
+// A message as a sentence: the server's English messages end without a full stop, and a
+// message followed by another sentence needs one.
+function sentence(text) {
+  return /[.!?。！？]$/.test(text) ? text : `${text}${state.lang === "ja" ? "。" : "."}`;
+}
+
 const TEXT = {
   ja: {
     tagline: "ワードルの次の一手を、証明済みの最適戦略で。",
@@ -27,6 +39,7 @@ const TEXT = {
     chartOf: (w) => `「${w}」の結果ごとの表`,
     chartNone: "表",
     guesses: (n) => `${n} 手`,
+    runInfo: (game, answers, tries) => `${game}: 答え ${answers} 個・${tries} 回まで`,
     won: (w, n) => `${n} 手目で正解: ${w}`,
     noneLeft: "この色の組み合わせに合う答えはありません。",
     infeasible: "残りの手数では全ての答えを確実には当てられません。",
@@ -39,26 +52,30 @@ const TEXT = {
         ? `初手「${w}」を前提とした最適性は証明済み（初手そのものの最適性ではない）`
         : "この初手を前提とした最適性は証明済み",
       heuristic: (w) => w ? `初手「${w}」を前提とした上界（証明なし）` : "上界（証明なし）",
+      "proven-if-claims-hold": (w, n) => w
+        ? `初手「${w}」を前提とした最適性は、未検証のワーカーの主張 ${n} 件が正しければ証明済み`
+        : `未検証のワーカーの主張 ${n} 件が正しければ最適性は証明済み`,
     },
-    answers: "答え",
-    tries: "回",
     enterWord: "単語を入力してください。",
     footer: "hakase 博士 — 色は 灰 (含まれない)・黄 (別の位置)・緑 (正しい位置)。",
     noRuns: "解がまだありません。hakase solve で作ってください。",
     lang: "English",
-    puzzleTitle: "パズル（答えは一つ）",
+    puzzleTitle: "パズル（正解は一つ）",
     puzzleNext: "次の問題",
     puzzleAnswer: "答え",
+    puzzleGuess: "最善手",
     puzzleCheck: "答え合わせ",
     puzzleMeta: (p) => `${p.game} · ${p.day}/${p.count} 日目 · ${p.kind === "deduction" ? "推理" : "最善手"} · ${{ easy: "易", medium: "中", hard: "難" }[p.level]}`,
     puzzleRight: (w) => `正解！ 答えは ${w}。`,
+    puzzleRightMove: (w) => `正解！ 最善手は ${w}。`,
     puzzleWrong: (a) => `${a} ではありません。もう一度どうぞ（「答えを見る」で答えを表示）。`,
-    puzzleNotName: (a) => `「${a}」はこのゲームの名前（単語）ではありません。もう一度どうぞ。`,
+    puzzleNotName: (a, g) => `「${a}」は ${g} の名前（単語）ではありません。もう一度どうぞ。`,
     puzzleReveal: "答えを見る",
     puzzleRevealed: (w) => `答えは ${w}。`,
+    puzzleRevealedMove: (w) => `最善手は ${w}。`,
     puzzleCandidates: "残っている答え",
-    conflict: (m) => `この色の組み合わせは全部は正しくありえません: ${m} タイルを直し続けるか、「一手戻す」で戻ってください。`,
-    rankingTitle: "初手の順位（厳密な値）",
+    conflict: (m) => `この色の組み合わせは全部は正しくありえません: ${sentence(m)} タイルを直し続けるか、「一手戻す」で戻ってください。`,
+    rankingTitle: "初手の順位",
     rankingWord: "調べる初手",
     rankingLook: "調べる",
     rankingRank: "順位",
@@ -75,6 +92,7 @@ const TEXT = {
     rankingNone: "この解には初手の順位がありません。",
     rankingClaims: { rank_all: "全初手の厳密な値", listed: "指定した初手の厳密な値", best: "最善の初手のみ厳密、ほかは打ち切った下界（≥）" },
     rankingProgress: (k, n) => `（途中: ${k}${n ? ` / ${n}` : ""} 確定）`,
+    rankingMarks: (n) => `。未検証のワーカーの主張 ${n} 件が正しければ（* 印）`,
     reviewTitle: "この対局を振り返る",
     reviewHint: "上で遊んだ対局が入っています。共有された絵文字（⬛🟨🟩）と単語を貼り付けても振り返れます。",
     reviewWords: "入力した単語（順に、空白区切り）",
@@ -95,13 +113,13 @@ const TEXT = {
     reviewSome: (k, n) => `${n} 手中 ${k} 手が最善手。`,
     reviewTotals: (loss, luck) => `損失は合計 ${loss} 手、運は ${luck} 手。`,
     reviewStart: (m) => `最初から最善に指すと平均 ${m} 手。`,
-    reviewSame: (w, m, g, n) => `同じ初手「${w}」から最善に指すと平均 ${m} 手` + (g ? `、この答えなら ${g} 手（あなたは ${n} 手）。` : "。"),
+    reviewSame: (w, m, g, n, won) => `同じ初手「${w}」から最善に指すと平均 ${m} 手` + (g ? `、この答えなら ${g} 手（あなたは ${won ? `${n} 手` : `${n} 手で未発見`}）。` : "。"),
     reviewGiven: (w) => `初手の最善は解の初手「${w}」を前提としたもの（初手そのものの最適性は証明されていない）。`,
     reviewAnswers: (a, b) => `${a} → ${b} 個`,
     errors: {
-      unknown_word: (step, w, s) => `${step !== "0" ? `${step} 手目: ` : ""}「${w}」はこのゲームで使える単語ではありません${s ? `（もしかして ${s}）` : ""}。`,
-      unknown_answer: (w, s) => `「${w}」はこのゲームの単語ではないので、答えにはなりません${s ? `（もしかして ${s}）` : ""}。`,
-      not_an_answer: (w) => `「${w}」は答えになりえない単語です。`,
+      unknown_word: (step, w, s, g, other) => `${step !== "0" ? `${step} 手目: ` : ""}「${w}」は${g ? ` ${g} ` : "このゲーム"}で使える単語ではありません${s ? `（もしかして ${s}）` : ""}${other ? `。${other} の単語です` : ""}。`,
+      unknown_answer: (w, s, g, other) => `「${w}」は${g ? ` ${g} ` : "このゲーム"}の単語ではないので、答えにはなりません${s ? `（もしかして ${s}）` : ""}${other ? `。${other} の単語です` : ""}。`,
+      not_an_answer: (w, g) => `「${w}」は${g ? ` ${g} ` : "このゲーム"}では答えになりえない単語です。`,
       bad_pattern: (step, p) => `${step !== "0" ? `${step} 手目: ` : ""}色「${p}」を読めません（灰黄緑・BYG・⬛🟨🟩・012 で文字数分）。`,
       no_answer_fits: (step, g, p) => `${step} 手目（${g} ${p}）: これまでの手と合わせて、この色に合う答えがありません。`,
       never_shown: (step, g, p) => `${step} 手目（${g} ${p}）: この単語でこの色の組み合わせは出ません。`,
@@ -151,31 +169,33 @@ const TEXT = {
     avg: "Avg. left",
     chartOf: (w) => `Chart of ${w}`,
     chartNone: "Chart",
-    guesses: (n) => `${n} guess${n === 1 ? "" : "es"}`,
-    won: (w, n) => `Solved in ${n}: ${w}`,
+    guesses: (n) => plural(n, "guess", "guesses"),
+    runInfo: (game, answers, tries) => `${game}: ${plural(answers, "answer", "answers")}, ${plural(tries, "try", "tries")}`,
+    won: (w, n) => `Solved in ${plural(n, "guess", "guesses")}: ${w}`,
     noneLeft: "No answer fits these colours.",
     infeasible: "No strategy can guarantee the answer within the guesses left.",
     fromTree: "from the stored tree",
     computed: "computed on the spot (you left the optimal tree)",
-    answers: "answers",
-    tries: "tries",
     enterWord: "Type a word first.",
     footer: "hakase 博士 — gray: not in the answer, yellow: elsewhere, green: right place.",
     noRuns: "No solution is served yet: make one with hakase solve.",
     lang: "日本語",
-    puzzleTitle: "Puzzle (exactly one answer)",
+    puzzleTitle: "Puzzle (exactly one solution)",
     puzzleNext: "Next puzzle",
     puzzleAnswer: "Your answer",
+    puzzleGuess: "Your guess",
     puzzleCheck: "Check",
     puzzleMeta: (p) => `${p.game} · day ${p.day} of ${p.count} · ${p.kind} · ${p.level}`,
     puzzleRight: (w) => `Right! The answer is ${w}.`,
+    puzzleRightMove: (w) => `Right! The best guess is ${w}.`,
     puzzleWrong: (a) => `Not ${a}. Try again, or show the solution.`,
-    puzzleNotName: (a) => `${a} is not a name (word) of this game. Try again.`,
+    puzzleNotName: (a, g) => `${a} is not a name (word) of ${g}. Try again.`,
     puzzleReveal: "Show the solution",
     puzzleRevealed: (w) => `The answer is ${w}.`,
+    puzzleRevealedMove: (w) => `The best guess is ${w}.`,
     puzzleCandidates: "Answers left",
-    conflict: (m) => `These colours cannot all be right: ${m} Keep fixing tiles, or Undo.`,
-    rankingTitle: "Ranking of first guesses (exact values)",
+    conflict: (m) => `These colours cannot all be right: ${sentence(m)} Keep fixing tiles, or Undo.`,
+    rankingTitle: "Ranking of first guesses",
     rankingWord: "Look up a first guess",
     rankingLook: "Look up",
     rankingRank: "Rank",
@@ -188,10 +208,11 @@ const TEXT = {
     rankingUnsettled: "not settled yet",
     rankingCannotWin: "cannot find every answer within the tries",
     rankingFound: (w, total, mean, place) => `${w}: total ${total}${mean ? ` (mean ${mean})` : ""} · ${place}`,
-    rankingCaption: (n, from, to) => `How the totals of the ${n} settled first guesses spread (${from} to ${to}). Green: the best; blue: the guess looked up.`,
+    rankingCaption: (n, from, to) => `How the totals of the ${plural(n, "settled first guess", "settled first guesses")} spread (${from} to ${to}). Green: the best; blue: the guess looked up.`,
     rankingNone: "This solution holds no ranking of first guesses.",
     rankingClaims: { rank_all: "exact values of every first guess", listed: "exact values of the first guesses listed", best: "the best first guess exact, the others lower bounds (≥) where they were cut off" },
     rankingProgress: (k, n) => `(in progress: ${k}${n ? ` of ${n}` : ""} settled)`,
+    rankingMarks: (n) => `, if ${plural(n, "unchecked worker claim holds", "unchecked worker claims hold")}, marked *`,
     reviewTitle: "Review this game",
     reviewHint: "The game played above is filled in. You can also paste the emoji grid the game shares (⬛🟨🟩) with the words.",
     reviewWords: "Words you played (in order, separated by spaces)",
@@ -208,13 +229,19 @@ const TEXT = {
     reviewUnjudged: "not judged",
     reviewPerhaps: "perhaps others",
     reviewMore: (n) => `${n} more`,
-    reviewPerfect: (n) => `A perfect game: all ${n} moves optimal.`,
-    reviewSome: (k, n) => `${k} of ${n} moves optimal.`,
+    reviewPerfect: (n) => n === 1 ? "A perfect game: its one move optimal." : `A perfect game: all ${n} moves optimal.`,
+    reviewSome: (k, n) => `${k} of ${plural(n, "move", "moves")} optimal.`,
     reviewTotals: (loss, luck) => `Loss ${loss} guesses in all, luck ${luck}.`,
     reviewStart: (m) => `Optimal play from the start: ${m} guesses on average.`,
-    reviewSame: (w, m, g, n) => `Optimal play from your first guess ${w}: ${m} on average` + (g ? `; it finds this answer in ${g} (you: ${n}).` : "."),
+    reviewSame: (w, m, g, n, won) => `Optimal play from your first guess ${w}: ${m} on average` + (g ? `; it finds this answer in ${g} (${won ? `you: ${n}` : `you had not found it after ${plural(n, "guess", "guesses")}`}).` : "."),
     reviewGiven: (w) => `The first move is judged against the run's first guess ${w}, optimal only given it.`,
-    reviewAnswers: (a, b) => `${a} → ${b} answer${b === 1 ? "" : "s"}`,
+    reviewAnswers: (a, b) => `${a} → ${plural(b, "answer", "answers")}`,
+    // The server's English, worded for the page: a word of another game names that game's
+    // runs, not the command line's --game.
+    errors: {
+      unknown_word: (step, w, s, g, other) => `${step !== "0" ? `step ${step}: ` : ""}"${w}" is not an allowed guess in ${g || "this game"}${s ? `; did you mean ${s}?` : ""}${other ? `; it is a word of ${other} (choose a ${other} run above)` : ""}`,
+      unknown_answer: (w, s, g, other) => `"${w}" is not a word of ${g || "this game"}, so it cannot be the answer${s ? `; did you mean ${s}?` : ""}${other ? `; it is a word of ${other} (choose a ${other} run above)` : ""}`,
+    },
   },
 };
 
@@ -325,7 +352,7 @@ function renderRunInfo() {
   const proof = claimText(run);
   const mean = run.total ? (run.total / run.answers).toFixed(4) : "?";
   $("run-info").textContent =
-    `${run.game}: ${run.answers} ${t("answers")}, ${run.tries} ${t("tries")} · ` +
+    `${t("runInfo", run.game, run.answers, run.tries)} · ` +
     `${run.first_guess || "?"} → ${run.total ?? "?"} (${mean}) · ${proof}`;
 }
 
@@ -333,7 +360,7 @@ function renderRunInfo() {
 // language, the words for the label kind it sent (`label`). The page never judges a proof.
 function claimText(run) {
   const words = (TEXT[state.lang].claims || {})[run.label];
-  return words ? words(run.first_guess_fixed) : run.claim;
+  return words ? words(run.first_guess_fixed, run.unchecked_claims) : run.claim;
 }
 
 function tile(ch, cell) {
@@ -408,6 +435,10 @@ function renderAdvice() {
   const won = $("won");
   won.hidden = true;
   delete document.body.dataset.won;
+  // No advice (colours that cannot all be right, nothing asked yet) or a win, which the
+  // banner says: no next guess and no figures, rather than empty ones or some without a unit.
+  for (const id of ["suggestion", "stats", "candidates"]) $(id).hidden = !next || next.won;
+  $("advice").hidden = !next;
   if (!next) {
     $("next-guess").textContent = "";
     $("source").textContent = "";
@@ -707,6 +738,10 @@ function renderPuzzleTexts() {
   }
   if (!p) return;
   $("puzzle-meta").textContent = t("puzzleMeta", p);
+  // A best move's solution is a guess, not the game's answer: the field and the verdicts
+  // say so.
+  document.querySelector("label[for='puzzle-answer']").textContent =
+    t(p.kind === "best-move" ? "puzzleGuess" : "puzzleAnswer");
   const words = (TEXT[state.lang].questions || {})[p.question_key];
   $("puzzle-question").textContent = words ? words(...p.question_args) : p.question;
   if (puzzle.verdict) showVerdict(...puzzle.verdict);
@@ -714,11 +749,13 @@ function renderPuzzleTexts() {
 
 function showVerdict(kind, word) {
   const verdict = $("puzzle-verdict");
+  const p = puzzle.current || {};
+  const move = p.kind === "best-move";
   const text = {
-    right: () => t("puzzleRight", word),
+    right: () => t(move ? "puzzleRightMove" : "puzzleRight", word),
     wrong: () => t("puzzleWrong", word),
-    "not-a-name": () => t("puzzleNotName", word),
-    revealed: () => t("puzzleRevealed", word),
+    "not-a-name": () => t("puzzleNotName", word, p.game),
+    revealed: () => t(move ? "puzzleRevealedMove" : "puzzleRevealed", word),
     error: () => errorText(word),
   }[kind];
   verdict.textContent = text();
@@ -899,7 +936,7 @@ function renderReview() {
     s.perfect ? t("reviewPerfect", s.guesses) : t("reviewSome", s.optimal_moves, s.guesses),
     t("reviewTotals", fmt(s.loss), signedFmt(s.luck)),
     t("reviewStart", fmt(s.mean)),
-    t("reviewSame", s.first_guess, fmt(s.same_first_guess.mean), s.same_first_guess.guesses, s.guesses),
+    t("reviewSame", s.first_guess, fmt(s.same_first_guess.mean), s.same_first_guess.guesses, s.guesses, r.won),
   ];
   if (r.label === "exact" && r.moves[0] && r.moves[0].optimal) {
     lines.push(t("reviewGiven", r.moves[0].optimal.guesses[0]));
@@ -1003,7 +1040,12 @@ function renderRanking() {
   const err = $("ranking-error");
   err.hidden = !ranking.error;
   err.textContent = ranking.error ? errorText(ranking.error) : "";
-  const claim = view ? t("rankingClaims")[view.scope] || view.claim : "";
+  // The scope in the page's words, and the condition of rows resting on unchecked worker
+  // claims (marked *), never left out.
+  const scoped = view && t("rankingClaims")[view.scope];
+  const claim = !view ? "" : scoped
+    ? `${scoped}${view.unchecked_claims ? t("rankingMarks", view.unchecked_claims) : ""}`
+    : view.claim;
   const progress = view && !view.finished ? ` ${t("rankingProgress", view.settled, view.first_guesses)}` : "";
   $("ranking-claim").textContent = view ? `${view.run}: ${claim}${progress}` : "";
   const line = $("ranking-found");
@@ -1049,7 +1091,11 @@ function renderHistogram(view, found) {
   // distribution.
   figure.hidden = !hist || hist.counts.length < 2 || view.scope === "best";
   if (figure.hidden) return;
-  const [width, height, left, bottom, top] = [360, 150, 28, 22, 8];
+  // Drawn at the plot's width in pixels: a fixed viewBox scaled to a phone shrank its
+  // labels to about 6 px.
+  const width = Math.max(240, Math.round(svg.getBoundingClientRect().width || 360));
+  const [height, left, bottom, top] = [160, 34, 24, 10];
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   const plotW = width - left - 6;
   const plotH = height - bottom - top;
   const most = Math.max(...hist.counts);
@@ -1081,7 +1127,7 @@ function renderHistogram(view, found) {
   const answers = view.answers || 1;
   add("text", { x: left, y: height - 6 }, `${hist.from} (${(hist.from / answers).toFixed(3)})`);
   add("text", { x: width - 6, y: height - 6, "text-anchor": "end" }, `${last} (${(last / answers).toFixed(3)})`);
-  add("text", { x: left - 4, y: top + 8, "text-anchor": "end" }, String(most));
+  add("text", { x: left - 4, y: top + 10, "text-anchor": "end" }, String(most));
   add("text", { x: left - 4, y: top + plotH, "text-anchor": "end" }, "0");
   const settled = hist.counts.reduce((a, b) => a + b, 0);
   $("ranking-caption").textContent = t("rankingCaption", settled, hist.from, last);
@@ -1089,6 +1135,12 @@ function renderHistogram(view, found) {
 
 function setupRanking() {
   $("ranking-form").addEventListener("submit", lookUpOpener);
+  // The histogram is drawn at its width: again when that changes (a phone turned).
+  let drawn = 0;
+  window.addEventListener("resize", () => {
+    cancelAnimationFrame(drawn);
+    drawn = requestAnimationFrame(() => renderHistogram(ranking.view, ranking.found));
+  });
 }
 
 // Every part of the page is declared above: start.

@@ -119,15 +119,17 @@ function render(run) {
   cuts.hidden = cuts.children.length === 0;
   drawPlot(run);
 
+  // `*`: a row resting on a worker claim the audit did not re-run (the result line says so).
   fillRows(document.querySelector("#ranking tbody"), run.ranking.map((r, i) => ({
     tds: [
       cell(String(i + 1)),
       cell(r.guess, "guess-cell"),
-      cell(r.exact ? String(r.value) : `≥ ${r.value}`, "num"),
+      cell(`${r.exact ? "" : "≥ "}${r.value}${r.unchecked ? " *" : ""}`, "num"),
       cell(r.exact ? (r.value / run.answers).toFixed(4) : `≥ ${(r.value / run.answers).toFixed(3)}`, "num"),
     ],
   })));
 
+  $("ranking-marks").hidden = !run.ranking.some((r) => r.unchecked);
   $("ranking-title").textContent = run.finished ? "Ranking" : "Ranking so far";
   $("workers-live").textContent = `· ${run.workers_live} live`;
   fillRows(document.querySelector("#workers tbody"), run.workers.map((w) => ({
