@@ -99,7 +99,7 @@ impl GameArgs {
             parts.push(format!("guesses from {}", path.display()));
         }
         if let Some(tries) = self.tries {
-            parts.push(hakase_coordinator::output::plural(tries, "try", "tries"));
+            parts.push(crate::output::plural(tries, "try", "tries"));
         }
         format!("{name} ({})", parts.join(", "))
     }

@@ -1,18 +1,20 @@
 //! The `hakase` command line: one subcommand per module in `cli/` (its arguments, how it
-//! calls the library — runs, cluster, query, serving — and what it prints), and the puzzle
-//! batch server (`batch/`).
+//! calls the crates beside it — `hakase-runs`, `hakase-engine`, `hakase-query`,
+//! `hakase-serving` — and what it prints through [`output`]), and the puzzle batch server
+//! (`batch/`).
 
 mod batch;
 mod cli;
 mod game_args;
+mod output;
 
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
+use crate::output::error::{ErrorJson, ErrorKind};
+use crate::output::write_json;
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
-use hakase_coordinator::output::error::{ErrorJson, ErrorKind};
-use hakase_coordinator::output::write_json;
 
 const LONG_ABOUT: &str = "\
 hakase (博士, \"professor\") computes proven-optimal strategies for Wordle-family games.
@@ -197,9 +199,9 @@ mod tests {
                 clap::Command::new("g"),
             )),
             about(batch::ServeArgs::augment_args(clap::Command::new("g"))),
-            about(hakase_coordinator::output::JsonArg::augment_args(
-                clap::Command::new("g"),
-            )),
+            about(crate::output::JsonArg::augment_args(clap::Command::new(
+                "g",
+            ))),
         ]
         .into_iter()
         .flatten()

@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::cluster::engine::{Engine, EngineParams};
-use hakase_coordinator::cluster::error::ClusterError;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Objective, Outcome, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{FeedbackTable, GuessId};
+use hakase_engine::audit::AuditPolicy;
+use hakase_engine::engine::{Engine, EngineParams};
+use hakase_engine::error::ClusterError;
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use hakase_worker::{solve_job, Workbench};
 
@@ -605,7 +605,7 @@ fn lie_on_a_part(seed: u64, guess: GuessId, policy: AuditPolicy) -> (bool, u32, 
         audit: Some(policy),
         ..EngineParams::default()
     };
-    let scope = hakase_coordinator::runs::RunScope::Listed(vec![guess]);
+    let scope = hakase_runs::RunScope::Listed(vec![guess]);
     let engine = Engine::open(
         load_preset(GAME).expect("preset"),
         SolverConfig::default(),

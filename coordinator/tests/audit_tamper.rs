@@ -6,10 +6,10 @@
 use std::path::Path;
 use std::process::Command;
 
-use hakase_coordinator::runs::Store;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{FeedbackTable, Game};
+use hakase_runs::Store;
 
 use crate::common::{scratch, solve_run};
 

@@ -15,12 +15,12 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::cluster::engine::{Engine, EngineParams};
-use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::Outcome;
 use hakase_core::solver::SolverConfig;
+use hakase_engine::audit::AuditPolicy;
+use hakase_engine::engine::{Engine, EngineParams};
+use hakase_engine::server::{bind, serve, ServeOptions};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::job::{JobAnswer, JobSpec};
 use hakase_proto::v1::cluster_client::ClusterClient;
@@ -37,7 +37,7 @@ struct Served {
     stop: Arc<AtomicBool>,
     driver: std::thread::JoinHandle<()>,
     quit: tokio::sync::oneshot::Sender<()>,
-    server: tokio::task::JoinHandle<Result<(), hakase_coordinator::cluster::error::ClusterError>>,
+    server: tokio::task::JoinHandle<Result<(), hakase_engine::error::ClusterError>>,
     dir: std::path::PathBuf,
 }
 
@@ -65,7 +65,7 @@ impl Served {
             )),
             tls: None,
             require_worker_tokens: false,
-            limits: hakase_coordinator::serving::PortLimits::COORDINATOR,
+            limits: hakase_serving::PortLimits::COORDINATOR,
         };
         let (quit, quit_rx) = tokio::sync::oneshot::channel::<()>();
         let server = tokio::spawn({

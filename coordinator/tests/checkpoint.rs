@@ -4,11 +4,11 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use hakase_coordinator::runs::checkpoint::{run_checkpointed, CheckpointOptions};
-use hakase_coordinator::runs::RunScope;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
 use hakase_core::FeedbackTable;
+use hakase_engine::checkpoint::{run_checkpointed, CheckpointOptions};
+use hakase_runs::RunScope;
 
 /// Options of a test run: a small memo, and syncs often enough to stop anywhere.
 fn options(db: &std::path::Path, threads: usize) -> CheckpointOptions {
@@ -102,7 +102,7 @@ fn values(s: &Solution) -> Vec<(u32, u32, bool)> {
 
 #[test]
 fn an_interrupted_ranking_resumes_to_the_in_memory_ranking_and_keeps_a_ranking_file() {
-    use hakase_coordinator::runs::ranking_file;
+    use hakase_runs::ranking_file;
     let game = load_preset("pokemon-qiita2023").expect("preset");
     let table = FeedbackTable::build(&game);
     let config = SolverConfig::default();

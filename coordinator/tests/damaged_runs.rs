@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use hakase_coordinator::runs::Store;
-use hakase_coordinator::runs::{load_path, RunError};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey};
 use hakase_core::solver::SolverConfig;
-use hakase_worker::{sled_guard, SledMemo};
+use hakase_runs::sled_guard;
+use hakase_runs::Store;
+use hakase_runs::{load_path, RunError};
+use hakase_worker::SledMemo;
 
 use crate::common::{scratch, solve_run};
 

@@ -5,11 +5,11 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use hakase_coordinator::cluster::engine::{Engine, EngineParams, Leased, Told};
-use hakase_coordinator::cluster::plan::PlanParams;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
 use hakase_core::FeedbackTable;
+use hakase_engine::engine::{Engine, EngineParams, Leased, Told};
+use hakase_engine::plan::PlanParams;
 use hakase_proto::job::JobKind;
 use hakase_worker::{solve_job, Workbench};
 

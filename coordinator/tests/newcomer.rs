@@ -7,11 +7,11 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::cluster::engine::{Engine, EngineParams};
-use hakase_coordinator::query::Sources;
 use hakase_core::presets::load_preset;
 use hakase_core::solver::SolverConfig;
+use hakase_engine::audit::AuditPolicy;
+use hakase_engine::engine::{Engine, EngineParams};
+use hakase_query::Sources;
 use hakase_worker::{solve_job, Workbench};
 use serde_json::Value;
 

@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
-use hakase_coordinator::runs::load_path;
 use hakase_core::presets::load_preset;
 use hakase_core::{FeedbackTable, PatternStyle};
+use hakase_runs::load_path;
 use serde_json::Value;
 
 /// The data directory holding run `qiita`, made once per test binary.

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use hakase_coordinator::runs::load_path;
+use hakase_query::RunSummary;
+use hakase_runs::load_path;
 use serde_json::Value;
 
 const CLAIM: &str = "proven optimal GIVEN THE FIRST GUESS レントラー";
@@ -62,7 +63,7 @@ fn first_guess_solve_is_a_run_labelled_given_the_first_guess() {
     let run = load_path(&run_dir).expect("the stored run loads");
     assert_eq!(run.first.as_deref(), Some("レントラー"));
     assert_eq!(run.claim(), CLAIM);
-    assert_eq!(run.summary().total, Some(966));
+    assert_eq!(RunSummary::of(&run).total, Some(966));
 
     // Run again: read back, not solved again, with the same JSON claim.
     let (json, stderr) = ok(

@@ -6,7 +6,6 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use hakase_coordinator::query::{serve, RunCatalog};
 use hakase_core::history::Step;
 use hakase_core::presets::load_preset;
 use hakase_core::tree::Tree;
@@ -16,6 +15,7 @@ use hakase_proto::v1::{
     AnswerSource, ChartRequest, HistoryStep, NextGuessRequest, RankingRequest, RunsRequest,
     TreeFormat, TreeRequest,
 };
+use hakase_query::{serve, RunCatalog};
 use tonic::transport::Channel;
 use tonic::Code;
 
@@ -111,7 +111,7 @@ fn depth(tree: &Tree, table: &FeedbackTable, answer: u32) -> u32 {
 async fn every_answer_is_found_in_the_trees_guesses_and_they_sum_to_964() {
     let mut served = start().await;
     let (game, table) = game();
-    let run = hakase_coordinator::runs::load_path(run_dir()).expect("run");
+    let run = hakase_runs::load_path(run_dir()).expect("run");
     let tree = run
         .solution
         .as_ref()
@@ -330,7 +330,7 @@ async fn chart_tree_and_runs_answer_with_the_runs_values() {
         text.push_str(&chunk.text);
     }
     let tree = hakase_core::treefile::from_json(&game, &text).expect("a tree document");
-    let run = hakase_coordinator::runs::load_path(run_dir()).expect("run");
+    let run = hakase_runs::load_path(run_dir()).expect("run");
     assert_eq!(
         Some(&tree),
         run.solution.as_ref().and_then(|s| s.tree.as_ref())

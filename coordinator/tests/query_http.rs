@@ -10,9 +10,10 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
-use hakase_coordinator::query::{LiveCatalog, QueryService, ServiceLimits, Sources, TreeSource};
-use hakase_coordinator::runs::load_path;
-use hakase_coordinator::web::{router, serve_http, WebLimits};
+use hakase_query::web::router;
+use hakase_query::{LiveCatalog, QueryService, ServiceLimits, Sources, TreeSource};
+use hakase_runs::load_path;
+use hakase_serving::http::{serve_http, WebLimits};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper::Request;

@@ -46,17 +46,17 @@ fn three_workers_match_the_resumable_run_and_the_core_solver() {
     // The resumable run on one machine (`hakase solve --db`), on its real path.
     let loaded = load_preset(game).expect("preset");
     let table = hakase_core::FeedbackTable::build(&loaded);
-    let options = hakase_coordinator::runs::checkpoint::CheckpointOptions {
+    let options = hakase_engine::checkpoint::CheckpointOptions {
         db: dir.join("resumable-db"),
         threads: Some(2),
         memo_entries: 1 << 20,
         sync_every: Duration::from_millis(200),
     };
-    let resumable = hakase_coordinator::runs::checkpoint::run_checkpointed(
+    let resumable = hakase_engine::checkpoint::run_checkpointed(
         &loaded,
         &table,
         SolverConfig::default(),
-        &hakase_coordinator::runs::RunScope::Best,
+        &hakase_runs::RunScope::Best,
         &options,
         &std::sync::atomic::AtomicBool::new(false),
         &|_| {},

@@ -64,7 +64,7 @@ fn solve(dir: &Scratch, name: &str, db: &Path, extra: &[&str]) -> (Proc, ExitSta
 /// The keys of one tree of the run database, in order (read with sled directly, the run
 /// closed).
 fn keys(db: &Path, tree: &str) -> Vec<Vec<u8>> {
-    let db = hakase_worker::sled_guard::open(db).expect("the run opens with sled");
+    let db = hakase_runs::sled_guard::open(db).expect("the run opens with sled");
     let tree = db.open_tree(tree).expect("tree");
     tree.iter()
         .keys()
@@ -75,7 +75,7 @@ fn keys(db: &Path, tree: &str) -> Vec<Vec<u8>> {
 /// Flips one bit in the last byte of the stored value under each of `keys` (inside the
 /// value, past its checksum), through sled, as damage sled itself did not catch.
 fn flip_values(db: &Path, tree: &str, keys: &[Vec<u8>]) {
-    let db = hakase_worker::sled_guard::open(db).expect("the run opens with sled");
+    let db = hakase_runs::sled_guard::open(db).expect("the run opens with sled");
     let tree = db.open_tree(tree).expect("tree");
     for key in keys {
         let mut value = tree.get(key).expect("read").expect("a value").to_vec();

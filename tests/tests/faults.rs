@@ -132,7 +132,7 @@ fn chaos(
         let _ = w.wait(Duration::from_secs(60));
     }
     let events: Vec<JobEvent> = logs.iter().flat_map(|l| job_log(l)).collect();
-    let store = hakase_coordinator::runs::Store::open(
+    let store = hakase_runs::Store::open(
         &db,
         &load_preset(game).expect("preset"),
         &SolverConfig::default(),

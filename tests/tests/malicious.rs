@@ -110,7 +110,7 @@ impl Fake {
 
 /// The coordinator's "checked: …" line, from its JSON status.
 fn checked_line(audit: &serde_json::Value) -> String {
-    serde_json::from_value::<hakase_coordinator::cluster::audit::AuditSummary>(audit.clone())
+    serde_json::from_value::<hakase_runs::AuditSummary>(audit.clone())
         .map(|a| a.line())
         .unwrap_or_default()
 }
@@ -260,9 +260,8 @@ fn liars_are_caught_and_quarantined_and_the_true_optimum_stands() {
     );
     assert!(worker.wait(Duration::from_secs(60)).success());
     // The quarantine is in the run's database: a restarted coordinator keeps refusing both.
-    let store =
-        hakase_coordinator::runs::Store::open(&dir.join("db"), &game, &SolverConfig::default())
-            .expect("the run database");
+    let store = hakase_runs::Store::open(&dir.join("db"), &game, &SolverConfig::default())
+        .expect("the run database");
     let mut names: Vec<Option<String>> = store
         .load_quarantine()
         .expect("quarantine")

@@ -433,12 +433,8 @@ fn bad_peers_and_requests_are_refused_and_duplicates_are_harmless() {
 
     // The run id a worker is told does not give away the secret its audit sample is drawn
     // from (else a worker could lie on every claim outside the sample).
-    let store = hakase_coordinator::runs::Store::open(
-        &dir.join("db"),
-        bench.game(),
-        &SolverConfig::default(),
-    )
-    .expect("the run database");
+    let store = hakase_runs::Store::open(&dir.join("db"), bench.game(), &SolverConfig::default())
+        .expect("the run database");
     let key = store.manifest().audit_key.expect("a run has an audit key");
     assert_eq!(told_run_id, store.run_id());
     assert!(!told_run_id.contains(&key), "{told_run_id}");

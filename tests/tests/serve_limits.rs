@@ -10,7 +10,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use hakase_coordinator::web::{HEADER_TIMEOUT, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP};
+use hakase_serving::http::{HEADER_TIMEOUT, MAX_CONNECTIONS, MAX_CONNECTIONS_PER_IP};
 use hakase_tests::{wait_for, Proc, Scratch};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};

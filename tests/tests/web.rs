@@ -29,12 +29,12 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
-use hakase_coordinator::query::treerun::load_tree_file;
-use hakase_coordinator::runs::load_path;
-use hakase_coordinator::runs::LoadedRun;
 use hakase_core::history::partition;
 use hakase_core::solver::{Node, Outcome, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{AnswerId, GuessId, PatternStyle};
+use hakase_query::treerun::load_tree_file;
+use hakase_runs::load_path;
+use hakase_runs::LoadedRun;
 use hakase_tests::{wait_for, Proc, Scratch};
 use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::json;

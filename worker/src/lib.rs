@@ -10,7 +10,6 @@
 pub mod client;
 pub mod error;
 pub mod exec;
-pub mod group_commit;
 pub mod hold;
 pub mod incumbent;
 pub mod joblog;
@@ -21,7 +20,6 @@ mod puzzle;
 mod run;
 pub mod runner;
 mod session;
-pub mod sled_guard;
 mod work;
 
 pub use error::WorkerError;

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey, MemoryMemo};
 
 use crate::error::WorkerError;
-use crate::group_commit::GroupCommit;
+use hakase_runs::group_commit::GroupCommit;
 
 /// Feedback pairs a fact must stand for to be worth a disk write. Recomputing a fact of value
 /// `v` reads at least about `v` × guesses pairs (its set holds about `v / 2` answers, each scanned
@@ -90,8 +90,10 @@ impl SledMemo {
         min_value: u32,
         label: &str,
     ) -> Result<SledMemo, WorkerError> {
-        crate::sled_guard::catch(|| SledMemo::open(tree, fingerprint, capacity, min_value, label))
-            .map_err(|why| WorkerError::CacheDamaged {
+        hakase_runs::sled_guard::catch(|| {
+            SledMemo::open(tree, fingerprint, capacity, min_value, label)
+        })
+        .map_err(|why| WorkerError::CacheDamaged {
             path: label.to_string(),
             why: format!("sled failed reading it: {why}"),
         })?
@@ -222,7 +224,7 @@ mod tests {
             guess: 5,
         };
         {
-            let db = crate::sled_guard::open(&dir).expect("open");
+            let db = hakase_runs::sled_guard::open(&dir).expect("open");
             let memo = SledMemo::open(db.open_tree("memo").expect("tree"), "aaaa", 1000, 10, "t")
                 .expect("memo");
             memo.put(MemoKey(42), entry);
@@ -236,7 +238,7 @@ mod tests {
             );
             memo.flush().expect("flush");
         }
-        let db = crate::sled_guard::open(&dir).expect("reopen");
+        let db = hakase_runs::sled_guard::open(&dir).expect("reopen");
         let tree = db.open_tree("memo").expect("tree");
         let memo = SledMemo::open(tree.clone(), "aaaa", 1000, 10, "t").expect("memo");
         assert_eq!(memo.get(MemoKey(42)), Some(entry));

@@ -16,7 +16,7 @@ use crate::joblog::JobLog;
 use crate::memo::SledMemo;
 use crate::options::{game_bytes, WorkerOptions, WorkerSummary, MAX_GAME_CHANGES};
 use crate::session::{register, After, Session};
-use crate::sled_guard::{self, SledDamage};
+use hakase_runs::sled_guard::{self, SledDamage};
 
 /// Runs the worker until the run finishes or `shutdown` resolves. Finished jobs are reported
 /// before the worker stops; jobs still being solved are left to lease expiry.

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 
 use anyhow::{bail, Result};
 use clap::Args;
-use hakase_coordinator::cluster::audit::AuditPolicy;
+use hakase_engine::audit::AuditPolicy;
 use hakase_proto::token::TokenSet;
 
 use crate::cli::coordinator::ServerAuthArgs;
@@ -32,7 +32,7 @@ pub struct ServeArgs {
     pub linger_secs: f64,
     /// With --listen: what one client may cost the port (docs/security.md).
     #[command(flatten)]
-    pub ports: hakase_coordinator::serving::PortArgs,
+    pub ports: hakase_serving::PortArgs,
 }
 
 impl ServeArgs {

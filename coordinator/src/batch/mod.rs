@@ -13,7 +13,7 @@
 //! Checked claims are synced to `claims.jsonl` before the worker hears they were taken, so a
 //! coordinator killed at any time resumes with every acknowledged day.
 //!
-//! The server stands in the serving shell ([`hakase_coordinator::serving`]) like
+//! The server stands in the serving shell ([`hakase_serving`]) like
 //! `hakase coordinator`: the same listener, TLS, token check, signals and linger.
 //!
 //! [`BatchRun`]: crate::cli::puzzle::run::BatchRun

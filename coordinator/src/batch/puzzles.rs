@@ -3,7 +3,6 @@
 
 use std::time::Instant;
 
-use hakase_coordinator::serving::token_name;
 use hakase_core::puzzle::{Kind, Puzzle, Slot};
 use hakase_proto::v1::puzzles_server::Puzzles;
 use hakase_proto::v1::{
@@ -11,6 +10,7 @@ use hakase_proto::v1::{
     PuzzleResult,
 };
 use hakase_proto::MAX_LEASE;
+use hakase_serving::token_name;
 use tonic::{Request, Response, Status};
 
 use super::ids::{job_id, read_id};

@@ -7,16 +7,16 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::cluster::server::bind;
-use hakase_coordinator::serving::{
-    self, init_logging, CheckToken, Ending, Linger, LogFormat, PortLimits, SharedTokens, Threads,
-};
 use hakase_core::GameTable;
+use hakase_engine::audit::AuditPolicy;
+use hakase_engine::server::bind;
 use hakase_proto::token::TokenSet;
 use hakase_proto::v1::cluster_server::ClusterServer;
 use hakase_proto::v1::puzzles_server::PuzzlesServer;
 use hakase_proto::MAX_MESSAGE_BYTES;
+use hakase_serving::{
+    self, init_logging, CheckToken, Ending, Linger, LogFormat, PortLimits, SharedTokens, Threads,
+};
 use tonic::service::interceptor::InterceptedService;
 
 use super::args::ServeArgs;
@@ -45,7 +45,7 @@ pub fn serve(
     let (done, done_rx) = tokio::sync::watch::channel(false);
     let lease = Duration::from_secs_f64(args.lease_secs.clamp(0.2, 86_400.0));
     let shared = Arc::new(Shared::new(run, tables, seed, policy, lease, done)?);
-    let runtime = serving::runtime(Threads::Pool(2))?;
+    let runtime = hakase_serving::runtime(Threads::Pool(2))?;
     let ending = Ending::new();
     let linger = Linger::secs(args.linger_secs, Duration::from_millis(10));
     let service = Service(shared.clone());
@@ -107,7 +107,7 @@ async fn serve_days(
             .max_encoding_message_size(MAX_MESSAGE_BYTES),
         auth,
     );
-    let limits = serving::fit_to_descriptors(
+    let limits = hakase_serving::fit_to_descriptors(
         args.ports.limits(PortLimits::COORDINATOR),
         1,
         "the batch server",
@@ -115,11 +115,14 @@ async fn serve_days(
     let reporter = tonic_health::server::HealthReporter::new();
     reporter.set_serving::<ClusterServer<Service>>().await;
     reporter.set_serving::<PuzzlesServer<Service>>().await;
-    serving::grpc_server(args.auth.tls().as_ref(), &limits)?
-        .add_service(serving::bounded_health(&reporter, limits.health_watches))
+    hakase_serving::grpc_server(args.auth.tls().as_ref(), &limits)?
+        .add_service(hakase_serving::bounded_health(
+            &reporter,
+            limits.health_watches,
+        ))
         .add_service(cluster)
         .add_service(puzzles)
-        .serve_with_incoming_shutdown(serving::incoming(listener, &limits), shutdown)
+        .serve_with_incoming_shutdown(hakase_serving::incoming(listener, &limits), shutdown)
         .await
         .context("serving the batch")
 }

@@ -4,14 +4,14 @@
 use std::sync::{Arc, MutexGuard};
 use std::time::Instant;
 
-use hakase_coordinator::cluster::server::IncumbentStream;
-use hakase_coordinator::serving::token_name;
+use hakase_engine::server::IncumbentStream;
 use hakase_proto::v1::cluster_server::Cluster;
 use hakase_proto::v1::{
     CompleteReply, CompleteRequest, HeartbeatReply, HeartbeatRequest, LeaseReply, LeaseRequest,
     RegisterReply, RegisterRequest, WatchIncumbentRequest,
 };
 use hakase_proto::MAX_LEASE;
+use hakase_serving::token_name;
 use tonic::{Request, Response, Status};
 
 use super::ids::read_id;

@@ -5,14 +5,14 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::output::plural;
 use anyhow::Result;
-use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::output::plural;
-use hakase_coordinator::runs::new_audit_key;
 use hakase_core::solver::SolverConfig;
 use hakase_core::GameTable;
+use hakase_engine::audit::AuditPolicy;
 use hakase_proto::options::solver_options;
 use hakase_proto::v1::{GameSpec, SolverOptions};
+use hakase_runs::new_audit_key;
 
 use crate::cli::puzzle::run::BatchRun;
 

@@ -3,17 +3,17 @@
 //! rested on an unchecked worker claim and is confirmed here is recorded in the run, so its
 //! views stop saying it rests on that claim.
 
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::runs::{self as run, LoadedRun, Store, DEFAULT_DATA_DIR};
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, INFEASIBLE};
 use hakase_core::GuessId;
+use hakase_engine::audit::AuditPolicy;
 use hakase_proto::job::{JobKind, JobSpec};
+use hakase_runs::{self as run, LoadedRun, Store, DEFAULT_DATA_DIR};
 
 /// Re-check a finished run: verify its optimal tree and re-solve the runner-up's claim and
 /// a reproducible share of the other claims, here, with the exact solver.

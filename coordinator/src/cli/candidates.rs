@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{answer_words, HistoryArgs};
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::{emit, plural, write_words, JsonArg, View};
+use crate::output::{emit, plural, write_words, JsonArg, View};
 
 /// List the answers that fit every guess played so far.
 ///

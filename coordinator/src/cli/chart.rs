@@ -13,8 +13,8 @@ use serde::Serialize;
 use super::query::RunArgs;
 use super::{answer_words, guess_len, strategy, style_or_default};
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::chart_table::{write_chart_lines, ChartLine};
-use hakase_coordinator::output::{emit, plural, JsonArg, Label, View};
+use crate::output::chart_table::{write_chart_lines, ChartLine};
+use crate::output::{emit, plural, JsonArg, Label, View};
 
 /// Print a first guess's chart: each pattern, answers left, second guess.
 ///
@@ -60,7 +60,7 @@ pub struct Chart {
     pub run: Option<String>,
 
     /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = hakase_coordinator::runs::DEFAULT_DATA_DIR)]
+    #[arg(long, value_name = "DIR", default_value = hakase_runs::DEFAULT_DATA_DIR)]
     pub data: std::path::PathBuf,
 }
 

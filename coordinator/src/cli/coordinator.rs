@@ -1,7 +1,7 @@
 //! `hakase coordinator`: serve a run to workers over gRPC, keep it in a sled database, and
 //! print the proven-optimal result when it is over. Restarting on the same database resumes.
 
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -9,27 +9,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use crate::output::progress::RunProgress;
+use crate::output::run_report as report;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::cluster::audit::AuditPolicy;
-use hakase_coordinator::cluster::engine::{Engine, EngineParams};
-use hakase_coordinator::cluster::http;
-use hakase_coordinator::cluster::joblog::JobLog;
-use hakase_coordinator::cluster::plan::{
-    PlanParams, SLICE_MAX_DEFAULT, SPLIT_MIN_AUTO, SPLIT_TAIL_DEFAULT,
-};
-use hakase_coordinator::cluster::server::{bind, serve, ServeOptions};
-use hakase_coordinator::output::progress::RunProgress;
-use hakase_coordinator::output::run_report as report;
-use hakase_coordinator::query::treerun::about;
-use hakase_coordinator::runs::RunScope;
-use hakase_coordinator::serving::{
+use hakase_core::solver::SolverConfig;
+use hakase_core::Game;
+use hakase_engine::audit::AuditPolicy;
+use hakase_engine::engine::{Engine, EngineParams};
+use hakase_engine::http;
+use hakase_engine::joblog::JobLog;
+use hakase_engine::plan::{PlanParams, SLICE_MAX_DEFAULT, SPLIT_MIN_AUTO, SPLIT_TAIL_DEFAULT};
+use hakase_engine::server::{bind, serve, ServeOptions};
+use hakase_proto::token::TokenSet;
+use hakase_query::treerun::about;
+use hakase_runs::RunScope;
+use hakase_serving::{
     self, init_logging, shutdown_signal, Ending, Linger, LogFormat, PortLimits, SharedTokens, Stop,
     Threads, TlsFiles, TokenSource,
 };
-use hakase_core::solver::SolverConfig;
-use hakase_core::Game;
-use hakase_proto::token::TokenSet;
 use tokio::runtime::Runtime;
 
 use super::solver_args::SolverArgs;
@@ -164,7 +162,7 @@ impl ServerAuthArgs {
 
     /// Refuses to serve on `listen` in clear beyond this machine unless --insecure says so.
     pub fn check_transport(&self, listen: SocketAddr) -> Result<()> {
-        Ok(serving::check_transport(
+        Ok(hakase_serving::check_transport(
             listen,
             self.tls_cert.is_some(),
             self.insecure,
@@ -204,7 +202,7 @@ pub struct Coordinator {
 
     /// What one client may cost the gRPC port (docs/security.md).
     #[command(flatten)]
-    pub ports: hakase_coordinator::serving::PortArgs,
+    pub ports: hakase_serving::PortArgs,
     /// Refuse the shared --token to workers: each must present its own token from
     /// --tokens-file, so a quarantined worker cannot register again under the shared one
     /// (which still serves `hakase status`).
@@ -233,7 +231,7 @@ pub struct Coordinator {
     pub log_format: LogFormat,
     /// Text or JSON.
     #[command(flatten)]
-    pub output: hakase_coordinator::output::JsonArg,
+    pub output: crate::output::JsonArg,
     /// Write the optimal tree to this file (JSON).
     #[arg(long, value_name = "FILE")]
     pub tree_out: Option<PathBuf>,
@@ -282,7 +280,7 @@ impl Coordinator {
         self.check_numbers()?;
         let scope = self.scope(&game, &config)?;
         let db = self.db_dir(&game, &config, &scope);
-        let runtime = serving::runtime(Threads::Pool(2))?;
+        let runtime = hakase_serving::runtime(Threads::Pool(2))?;
         // Bound and announced before the run is opened: workers started on the announcement
         // start up while the database opens (their connections wait in the listen queue),
         // instead of after it. Opening takes about 5 ms on pokemon-verbum; the first worker
@@ -385,8 +383,8 @@ impl Coordinator {
     /// The run database: --db, or the directory `hakase solve` picks for the same run.
     fn db_dir(&self, game: &Game, config: &SolverConfig, scope: &RunScope) -> PathBuf {
         self.db.clone().unwrap_or_else(|| {
-            let whole = hakase_coordinator::runs::locate::default_run_dir(game.name(), config);
-            hakase_coordinator::runs::locate::scoped_run_dir(&whole, scope)
+            let whole = hakase_runs::locate::default_run_dir(game.name(), config);
+            hakase_runs::locate::scoped_run_dir(&whole, scope)
         })
     }
 
@@ -501,7 +499,7 @@ impl Coordinator {
             tokens,
             tls: self.auth.tls(),
             require_worker_tokens: self.require_worker_tokens,
-            limits: serving::fit_to_descriptors(
+            limits: hakase_serving::fit_to_descriptors(
                 self.ports.limits(PortLimits::COORDINATOR),
                 1,
                 "the coordinator",

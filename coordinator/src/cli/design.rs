@@ -79,7 +79,7 @@ pub struct Design {
 
     /// Text or JSON.
     #[command(flatten)]
-    pub output: hakase_coordinator::output::JsonArg,
+    pub output: crate::output::JsonArg,
 }
 
 /// Which objectives `hakase design` searches.

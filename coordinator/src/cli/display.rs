@@ -14,7 +14,7 @@ use hakase_device::{
 };
 
 use crate::game_args::{allow_first, GameArgs};
-use hakase_coordinator::output::{emit, plural, JsonArg, View};
+use crate::output::{emit, plural, JsonArg, View};
 use serde::Serialize;
 
 /// Show the optimal chart on a Waveshare 2.13" (B/C) e-paper panel, or write its pages as
@@ -29,7 +29,7 @@ pub struct Display {
     pub run: Option<String>,
 
     /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = hakase_coordinator::runs::DEFAULT_DATA_DIR)]
+    #[arg(long, value_name = "DIR", default_value = hakase_runs::DEFAULT_DATA_DIR)]
     pub data: PathBuf,
 
     /// Without a run: solve this preset game exactly in memory.
@@ -247,7 +247,7 @@ impl Display {
     /// The chart to show: from the run, or from an in-memory exact solve.
     fn view(&self) -> Result<ChartView> {
         if let Some(run) = &self.run {
-            let run = hakase_coordinator::runs::load(run, &self.data)
+            let run = hakase_runs::load(run, &self.data)
                 .with_context(|| format!("loading run {run:?}"))?;
             let first = self
                 .first

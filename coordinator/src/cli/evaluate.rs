@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{answer_words, strategy};
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::{emit, plural, write_words, JsonArg, Table, View};
+use crate::output::{emit, plural, write_words, JsonArg, Table, View};
 
 /// Play a strategy against every answer: guesses needed, mean, worst, failures.
 ///

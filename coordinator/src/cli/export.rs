@@ -1,16 +1,16 @@
 //! `hakase export`: a run's optimal tree as JSON, text or a Graphviz drawing.
 
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 use std::io::Write;
 
 use std::path::PathBuf;
 
+use crate::output::{emit, JsonArg, View};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use hakase_coordinator::output::{emit, JsonArg, View};
-use hakase_coordinator::query::treerun::tree_about;
-use hakase_coordinator::runs::LoadedRun;
 use hakase_core::treefile;
+use hakase_query::treerun::tree_about;
+use hakase_runs::LoadedRun;
 use serde::Serialize;
 
 use super::query::RunArgs;

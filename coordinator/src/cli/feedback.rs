@@ -1,6 +1,6 @@
 //! `hakase feedback`: the colours the game shows for one guess against one answer.
 
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 use std::io::Write;
 
 use anyhow::{bail, Context, Result};
@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use super::{guess_len, style_or_default};
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::{emit, JsonArg, View};
+use crate::output::{emit, JsonArg, View};
 
 /// Show the colours the game gives GUESS when the answer is ANSWER.
 ///

@@ -8,7 +8,7 @@ use hakase_core::presets::{load_preset, presets};
 use hakase_core::PatternStyle;
 use serde::Serialize;
 
-use hakase_coordinator::output::{emit, JsonArg, Table, View};
+use crate::output::{emit, JsonArg, Table, View};
 
 /// List the preset games: their guess and answer counts, tries and fingerprints.
 ///

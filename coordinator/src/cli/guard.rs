@@ -1,13 +1,13 @@
 //! Checks made before a long command starts, so a bad flag fails in a second instead of
 //! after hours of work, and the exit status of a command stopped by a signal.
 
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 use std::fs::OpenOptions;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use hakase_coordinator::serving::{last_signal, SIGINT};
 use hakase_core::Game;
+use hakase_serving::{last_signal, SIGINT};
 use thiserror::Error;
 
 /// Most threads (or jobs at once) a command accepts: more only wastes memory on stacks.

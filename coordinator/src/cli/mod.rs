@@ -30,9 +30,9 @@ pub mod status;
 pub mod verify;
 pub mod worker;
 
+pub use crate::output::{pad, write_json, write_words};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-pub use hakase_coordinator::output::{pad, write_json, write_words};
 use hakase_core::history::{filter, Step};
 use hakase_core::strategy::{by_name, Strategy, STRATEGY_NAMES};
 use hakase_core::{AnswerId, FeedbackTable, Game, GuessId, PatternStyle};

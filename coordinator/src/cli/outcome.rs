@@ -14,7 +14,7 @@ pub const NO_WIN_EXIT: u8 = 3;
 #[derive(Debug, Error)]
 #[error(
     "no strategy wins every answer within {}",
-    hakase_coordinator::output::plural(*guesses_left, "guess", "guesses")
+    crate::output::plural(*guesses_left, "guess", "guesses")
 )]
 pub struct NoWin {
     /// The guesses allowed.

@@ -1,16 +1,16 @@
 //! `hakase play`: an interactive assistant for a game in progress, line by line.
 
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 use std::io::{BufRead, Write};
 
+use crate::output::error::{ErrorJson, ErrorKind};
+use crate::output::JsonArg;
 use anyhow::Result;
 use clap::Args;
-use hakase_coordinator::output::error::{ErrorJson, ErrorKind};
-use hakase_coordinator::output::JsonArg;
-use hakase_coordinator::query::view::NextView;
 use hakase_core::history::Step;
 use hakase_core::query::Oracle;
 use hakase_core::Pattern;
+use hakase_query::view::NextView;
 
 use super::query::{write_next, RunArgs};
 
@@ -83,7 +83,7 @@ impl Play {
 /// JSON lines instead of text.
 pub fn session(
     oracle: &Oracle<'_>,
-    run: &hakase_coordinator::runs::LoadedRun,
+    run: &hakase_runs::LoadedRun,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
     json: bool,
@@ -159,7 +159,7 @@ const AFTER_THE_WIN: &str = "the game is won: r to play again, u to undo the las
 /// Writes where the game stands.
 fn show(
     oracle: &Oracle<'_>,
-    run: &hakase_coordinator::runs::LoadedRun,
+    run: &hakase_runs::LoadedRun,
     steps: &[Step],
     voice: &mut Voice<'_>,
 ) -> Result<Turn> {

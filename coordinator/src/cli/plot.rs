@@ -9,10 +9,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
+use crate::output::{distribution_text, emit, plural, JsonArg, Label, View};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::{ArgGroup, Args};
-use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, Label, View};
 use hakase_core::strategies::play::play_tree;
 use hakase_core::strategies::scoreboard::guesses_per_answer;
 use hakase_core::strategies::universe::Universe;

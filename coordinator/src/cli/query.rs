@@ -5,15 +5,15 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::query::ranking::{load_ranking, RankingView, RunRanking};
-use hakase_coordinator::query::treerun::load_tree_file;
-use hakase_coordinator::query::view::NextView;
-use hakase_coordinator::runs::{self as run, LoadedRun, DEFAULT_DATA_DIR};
 use hakase_core::history::Step;
 use hakase_core::query::NextGuess;
+use hakase_query::ranking::{load_ranking, RankingView, RunRanking};
+use hakase_query::treerun::load_tree_file;
+use hakase_query::view::NextView;
+use hakase_runs::{self as run, LoadedRun, DEFAULT_DATA_DIR};
 
 use super::{write_json, write_words, HistoryArgs};
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 
 /// Which run to answer from; shared by every command that reads runs.
 #[derive(Debug, Clone, Args)]

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::HistoryArgs;
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::{emit, plural, JsonArg, Table, View};
+use crate::output::{emit, plural, JsonArg, Table, View};
 
 /// Rank the allowed guesses by entropy (bits of information about the answer).
 ///

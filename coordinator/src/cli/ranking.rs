@@ -4,11 +4,11 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::output::{emit, plural, JsonArg, Table, View};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use hakase_coordinator::output::{emit, JsonArg};
-use hakase_coordinator::query::ranking::{load_ranking, RankedGuess, RankingError, RankingView};
-use hakase_coordinator::runs::DEFAULT_DATA_DIR;
+use hakase_query::ranking::{load_ranking, RankedGuess, RankingError, RankingView};
+use hakase_runs::DEFAULT_DATA_DIR;
 
 /// Print the ranking of first guesses of a run: each one's exact total, mean and rank (or a
 /// proven lower bound where the run cut it off). Works on a run still in progress.
@@ -92,4 +92,29 @@ fn write_tsv(out: &mut dyn Write, rows: &[RankedGuess]) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The ranking as text: a table, best first.
+impl View for RankingView {
+    fn text(&self, out: &mut dyn Write) -> anyhow::Result<()> {
+        writeln!(
+            out,
+            "{} ({}, {}): {}",
+            self.run,
+            self.game,
+            plural(self.answers as u64, "answer", "answers"),
+            self.claim
+        )?;
+        let mut table = Table::new(&[">RANK", "GUESS", ">TOTAL", ">MEAN"]);
+        for row in &self.rows {
+            let rank = row.rank.map_or_else(|| "—".to_string(), |r| r.to_string());
+            table.row(vec![
+                rank,
+                row.guess.clone(),
+                row.total_cell(),
+                row.mean_cell(),
+            ]);
+        }
+        table.write(out)
+    }
 }

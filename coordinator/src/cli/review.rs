@@ -1,19 +1,17 @@
 //! `hakase review`: "how well did I play?", answered exactly, move by move.
 
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
+use crate::output::JsonArg;
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::output::JsonArg;
-use hakase_coordinator::query::review::{
-    ColoursInput, GameInput, MoveState, MoveView, ReviewView, Subject,
-};
-use hakase_coordinator::runs::{LoadedRun, DEFAULT_DATA_DIR};
 use hakase_core::presets::{load_preset, DEFAULT_GAME};
 use hakase_core::review::{read_game, ReviewCache, Rules};
 use hakase_core::{FeedbackTable, Game};
+use hakase_query::review::{ColoursInput, GameInput, MoveState, MoveView, ReviewView, Subject};
+use hakase_runs::{LoadedRun, DEFAULT_DATA_DIR};
 
 use super::query::RunArgs;
 use super::{write_json, HistoryArgs};
@@ -334,7 +332,7 @@ fn write_move(out: &mut dyn Write, m: &MoveView) -> Result<()> {
             if !o.complete {
                 names.push_str(" (perhaps others)");
             }
-            let given = if o.label == hakase_coordinator::output::Label::Exact {
+            let given = if o.label == crate::output::Label::Exact {
                 ", the run's first guess: optimal only given it"
             } else {
                 ""

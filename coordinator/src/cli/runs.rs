@@ -5,14 +5,14 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
-use hakase_coordinator::query::run::RunSummary;
-use hakase_coordinator::runs::check_data_dir;
-use hakase_coordinator::runs::{list, DEFAULT_DATA_DIR};
+use hakase_query::run::RunSummary;
+use hakase_runs::check_data_dir;
+use hakase_runs::{list, DEFAULT_DATA_DIR};
 
-use hakase_coordinator::output::run_report::damage_text;
-use hakase_coordinator::output::{emit, JsonArg, Label, Table, View};
-use hakase_coordinator::runs::Damage;
+use crate::output::run_report::damage_text;
+use crate::output::{emit, JsonArg, Label, Table, View};
 use hakase_core::solver::SolverConfig;
+use hakase_runs::Damage;
 use serde::Serialize;
 
 /// List the runs found under the data directory: name, game, options, state, best first
@@ -158,7 +158,7 @@ impl Runs {
         let runs = list(&data)
             .into_iter()
             .map(|item| match item {
-                Ok(run) => run.summary().into(),
+                Ok(run) => RunSummary::of(&run).into(),
                 Err((path, err)) => RunRow::from(RunSummary {
                     name: path.file_name().map_or_else(
                         || path.display().to_string(),

@@ -6,17 +6,17 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::output::{plural, JsonArg};
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_coordinator::output::{plural, JsonArg};
-use hakase_coordinator::query::{
+use hakase_query::web;
+use hakase_query::{
     serve_live, LiveCatalog, QueryService, ScanReport, ServiceLimits, Sources, TreeSource,
     SOLVE_TIME,
 };
-use hakase_coordinator::runs::DEFAULT_DATA_DIR;
-use hakase_coordinator::runs::{check_data_dir, RunError};
-use hakase_coordinator::serving::{self, shutdown_signal, PortArgs, PortLimits, Stop, Threads};
-use hakase_coordinator::web;
+use hakase_runs::DEFAULT_DATA_DIR;
+use hakase_runs::{check_data_dir, RunError};
+use hakase_serving::{shutdown_signal, PortArgs, PortLimits, Stop, Threads};
 use serde::Serialize;
 
 /// Answer "what next?" over gRPC (hakase.v1.Query, health, reflection) and over HTTP: the web
@@ -170,16 +170,16 @@ impl Serve {
 
     /// The HTTP port's bounds: its own defaults, with the connection caps and the request
     /// time given by flag, fitted to the open-files limit as the gRPC port's are.
-    fn web_limits(&self, ports: usize) -> web::WebLimits {
-        let defaults = web::WebLimits::default();
+    fn web_limits(&self, ports: usize) -> hakase_serving::http::WebLimits {
+        let defaults = hakase_serving::http::WebLimits::default();
         let wanted = self
             .ports
             .max_connections
             .unwrap_or(defaults.max_connections);
-        let max_connections = serving::limits::connection_room(ports)
+        let max_connections = hakase_serving::limits::connection_room(ports)
             .map_or(wanted, |room| wanted.min(room.max(16)))
             .max(1);
-        web::WebLimits {
+        hakase_serving::http::WebLimits {
             max_connections,
             connections_per_address: self
                 .ports
@@ -208,12 +208,15 @@ impl Serve {
         let catalog = Arc::new(catalog);
         let service = QueryService::new(catalog.clone(), self.service_limits());
         let ports = 1 + usize::from(self.http != "off");
-        let grpc_limits =
-            serving::fit_to_descriptors(self.ports.limits(PortLimits::QUERY), ports, "serve");
+        let grpc_limits = hakase_serving::fit_to_descriptors(
+            self.ports.limits(PortLimits::QUERY),
+            ports,
+            "serve",
+        );
         let web_limits = self.web_limits(ports);
-        let runtime = serving::runtime(Threads::PerCore)?;
+        let runtime = hakase_serving::runtime(Threads::PerCore)?;
         runtime.block_on(async {
-            let (grpc, grpc_addr) = serving::bind(self.listen.as_str()).await?;
+            let (grpc, grpc_addr) = hakase_serving::bind(self.listen.as_str()).await?;
             let http = match self.http.as_str() {
                 "off" => None,
                 addr => Some(
@@ -244,7 +247,12 @@ impl Serve {
             ));
             let http_task = http.map(|listener| {
                 let app = web::router(service.clone(), web_limits);
-                tokio::spawn(web::serve_http(app, listener, web_limits, stop.stopped()))
+                tokio::spawn(hakase_serving::http::serve_http(
+                    app,
+                    listener,
+                    web_limits,
+                    stop.stopped(),
+                ))
             });
             let stopped = stop.stopped();
             let grpc_task =
@@ -297,7 +305,7 @@ async fn rescan_loop(
 }
 
 /// Prints the runs that could not be loaded, once per new error.
-fn print_skipped(report: &ScanReport, already: &[hakase_coordinator::query::live::Skipped]) {
+fn print_skipped(report: &ScanReport, already: &[hakase_query::live::Skipped]) {
     for skipped in report.skipped.iter().filter(|s| !already.contains(s)) {
         eprintln!("skipping {}: {}", skipped.path.display(), skipped.error);
     }

@@ -11,20 +11,20 @@ use hakase_core::solver::{FirstGuesses, Progress, Solution, Solver, SolverConfig
 use hakase_core::{treefile, FeedbackTable, Game, GuessId};
 use serde::Serialize;
 
-use hakase_coordinator::query::claim::claim;
-use hakase_coordinator::query::treerun::about;
-use hakase_coordinator::runs::first::solve_first_run;
-use hakase_coordinator::runs::locate::{default_run_dir, first_run_dir, scoped_run_dir};
-use hakase_coordinator::runs::{Damage, RunScope};
-use hakase_coordinator::serving::{self, Threads};
+use hakase_engine::first::solve_first_run;
+use hakase_query::claim::claim;
+use hakase_query::treerun::about;
+use hakase_runs::locate::{default_run_dir, first_run_dir, scoped_run_dir};
+use hakase_runs::{Damage, RunScope};
+use hakase_serving::Threads;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::outcome::NoWin;
 use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::progress::FirstGuessBar;
-use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, Table, View};
+use crate::output::progress::FirstGuessBar;
+use crate::output::{distribution_text, emit, plural, JsonArg, Table, View};
 
 /// Compute the optimal strategy and prove it.
 ///
@@ -231,7 +231,7 @@ impl Solve {
 
 impl Solve {
     /// The default solve: the in-memory search with every settled first guess checkpointed
-    /// to the --db run database (see `hakase_coordinator::runs::checkpoint`), resumable
+    /// to the --db run database (see `hakase_engine::checkpoint`), resumable
     /// after an interruption, and stored as a run the query commands read.
     fn run_resumable(
         &self,
@@ -242,8 +242,8 @@ impl Solve {
         entries: usize,
         out: &mut dyn Write,
     ) -> Result<()> {
-        use hakase_coordinator::output::run_report as report;
-        use hakase_coordinator::runs::checkpoint::{run_checkpointed, CheckpointOptions};
+        use crate::output::run_report as report;
+        use hakase_engine::checkpoint::{run_checkpointed, CheckpointOptions};
         let db = self
             .db
             .clone()
@@ -395,8 +395,8 @@ fn stop_on_signal() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     std::thread::spawn(move || {
-        if let Ok(rt) = serving::runtime(Threads::Caller) {
-            rt.block_on(serving::shutdown_signal());
+        if let Ok(rt) = hakase_serving::runtime(Threads::Caller) {
+            rt.block_on(hakase_serving::shutdown_signal());
             flag.store(true, Ordering::Relaxed);
         }
     });

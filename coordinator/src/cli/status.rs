@@ -3,17 +3,17 @@
 use std::io::Write;
 use std::path::PathBuf;
 
+use crate::output::run_report::damage_text;
+use crate::output::{emit, plural, JsonArg, View};
 use anyhow::Result;
 use clap::Args;
-use hakase_coordinator::output::run_report::damage_text;
-use hakase_coordinator::output::{emit, plural, JsonArg, View};
-use hakase_coordinator::runs::Damage;
-use hakase_coordinator::serving::{self, Threads};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::explain::explain;
 use hakase_proto::options::options_json;
 use hakase_proto::v1::admin_client::AdminClient;
 use hakase_proto::v1::{StatusReply, StatusRequest};
+use hakase_runs::Damage;
+use hakase_serving::Threads;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -213,7 +213,7 @@ impl View for StatusView {
 impl Status {
     /// Queries the coordinator once.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let runtime = serving::runtime(Threads::Caller)?;
+        let runtime = hakase_serving::runtime(Threads::Caller)?;
         let reply = runtime.block_on(async {
             let channel = channel(&self.connect, self.ca_cert.as_deref(), None)?;
             let mut client = AdminClient::with_interceptor(channel, Auth::new(&self.token)?);

@@ -11,7 +11,7 @@ use hakase_core::{treefile, verify};
 use serde::Serialize;
 
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::{distribution_text, emit, plural, JsonArg, View};
+use crate::output::{distribution_text, emit, plural, JsonArg, View};
 
 /// Check a tree file: every guess allowed (and legal in hard or strict mode when asked),
 /// every pattern the one the game shows (recomputed from the words), every answer solved

@@ -6,14 +6,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::output::{emit, plural, JsonArg, View};
 use anyhow::{Context, Result};
 use clap::Args;
-use hakase_coordinator::cluster::http;
-use hakase_coordinator::output::{emit, plural, JsonArg, View};
-use hakase_coordinator::serving::{init_logging, shutdown_signal, LogFormat};
 use hakase_core::presets::load_preset;
 use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
+use hakase_engine::http;
 use hakase_proto::token::TokenSet;
+use hakase_serving::{init_logging, shutdown_signal, LogFormat};
 use hakase_worker::{WorkerMetrics, WorkerOptions, WorkerSummary};
 use serde::Serialize;
 
@@ -192,8 +192,7 @@ impl Worker {
         // two, a spawned report or lease could wake the idle one, on machines whose cores are
         // all busy solving (pokemon-verbum through 2 workers: 664 voluntary context switches
         // per worker, 364 with one thread).
-        let runtime =
-            hakase_coordinator::serving::runtime(hakase_coordinator::serving::Threads::Caller)?;
+        let runtime = hakase_serving::runtime(hakase_serving::Threads::Caller)?;
         if let (Some(addr), Some(counts)) = (self.metrics, &options.metrics) {
             self.serve_metrics(&runtime, addr, counts)?;
         }

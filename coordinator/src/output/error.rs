@@ -63,7 +63,7 @@ fn classify(err: &anyhow::Error, interrupted: bool) -> ErrorKind {
         {
             return ErrorKind::Input;
         }
-        if let Some(crate::runs::RunError::NotFound { .. } | crate::runs::RunError::NoDataDir(_)) =
+        if let Some(hakase_runs::RunError::NotFound { .. } | hakase_runs::RunError::NoDataDir(_)) =
             cause.downcast_ref()
         {
             return ErrorKind::NotFound;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cluster::Snapshot;
+use hakase_engine::Snapshot;
 
 /// The bar every search shows: `solve`'s in-memory search and a coordinator's run.
 pub struct FirstGuessBar {

@@ -10,7 +10,7 @@ use hakase_core::{FeedbackTable, Game, GuessId};
 use serde_json::json;
 
 use super::chart_table::{write_chart_lines, ChartLine};
-use crate::runs::{Damage, Reopened};
+use hakase_runs::{Damage, Reopened};
 
 /// Writes what a reopened run found beyond the counts its resume line states (a lost
 /// solution, or why losses could not be checked): damage is recomputed, never silently.

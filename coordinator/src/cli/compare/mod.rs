@@ -16,7 +16,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use hakase_coordinator::runs::DEFAULT_DATA_DIR;
 use hakase_core::history::Step;
 use hakase_core::strategies::catalog::{contender, Contender, Options, COMPARE_NAMES};
 use hakase_core::strategies::scoreboard::{
@@ -25,13 +24,14 @@ use hakase_core::strategies::scoreboard::{
 use hakase_core::strategies::universe::Universe;
 use hakase_core::word::read_word_list;
 use hakase_core::{FeedbackTable, Game, GuessId};
+use hakase_runs::DEFAULT_DATA_DIR;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plot::{write_plot, Bar};
 use super::{pad, write_json};
 use crate::game_args::GameArgs;
-use hakase_coordinator::output::Label;
+use crate::output::Label;
 use reference::Reference;
 
 /// Compare strategies against every answer, with the proven optimum as the reference.
@@ -91,7 +91,7 @@ pub struct Compare {
 
     /// Text or JSON.
     #[command(flatten)]
-    pub output: hakase_coordinator::output::JsonArg,
+    pub output: crate::output::JsonArg,
 
     /// Also write the plot of guesses per answer as PNG.
     #[arg(long, value_name = "FILE")]
@@ -426,9 +426,9 @@ impl Comparison {
         writeln!(
             out,
             "{} of {}, {}{}; {}",
-            hakase_coordinator::output::plural(self.answers as u64, "answer", "answers"),
+            crate::output::plural(self.answers as u64, "answer", "answers"),
             self.game,
-            hakase_coordinator::output::plural(self.tries, "try", "tries"),
+            crate::output::plural(self.tries, "try", "tries"),
             self.first
                 .as_ref()
                 .map_or(String::new(), |f| format!(", first guess {f}")),

@@ -1,15 +1,15 @@
 //! The reference row of a comparison: the optimum from a solved run, or solved on the spot
 //! when that is quick.
 
-use hakase_coordinator::output::plural;
+use crate::output::plural;
 use std::path::Path;
 
+use crate::output::Label;
 use anyhow::{bail, Context, Result};
-use hakase_coordinator::output::Label;
-use hakase_coordinator::runs as run;
 use hakase_core::solver::{FirstGuesses, Solver, SolverConfig};
 use hakase_core::tree::Tree;
 use hakase_core::{FeedbackTable, Game, GuessId};
+use hakase_runs as run;
 
 /// Games at most this big (guesses × answers) are solved for every first guess on the spot:
 /// every Pokémon preset (pokemon-verbum: 515 × 515 takes about a second), not Wordle.

@@ -83,7 +83,7 @@ pub struct PuzzleCommand {
 
     /// Text or JSON.
     #[command(flatten)]
-    pub output: hakase_coordinator::output::JsonArg,
+    pub output: crate::output::JsonArg,
 
     /// A batch made by workers.
     #[command(flatten)]
