@@ -207,12 +207,21 @@ impl Http {
             self.host,
             body.len()
         );
-        self.reader
-            .get_mut()
-            .write_all(request.as_bytes())
-            .expect("sending");
         let mut status = String::new();
-        self.reader.read_line(&mut status).expect("status line");
+        for attempt in 0..2 {
+            self.reader
+                .get_mut()
+                .write_all(request.as_bytes())
+                .expect("sending");
+            self.reader.read_line(&mut status).expect("status line");
+            // The server closes a connection idle for longer than its header timeout (the
+            // reference values computed here between requests can take that long on a busy
+            // machine): nothing was answered, so the request goes again on a new connection.
+            if !status.is_empty() || attempt == 1 {
+                break;
+            }
+            *self = Http::connect(&format!("http://{}", self.host));
+        }
         let code = status
             .split(' ')
             .nth(1)
