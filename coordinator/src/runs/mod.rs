@@ -27,6 +27,7 @@ pub mod locate;
 mod open;
 pub mod ranking_file;
 pub mod read;
+mod readonly;
 pub mod records;
 mod store;
 #[cfg(test)]
