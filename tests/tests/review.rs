@@ -198,7 +198,9 @@ impl Http {
         }
     }
 
-    /// Posts `body` to `path`; the status and the JSON answer.
+    /// Posts `body` to `path`; the status and the JSON answer. A kept-alive connection the
+    /// server closed while it sat idle (as servers do) is opened again and the request sent
+    /// once more, as any HTTP client does.
     fn post(&mut self, path: &str, body: &Value) -> (u16, Value) {
         let body = body.to_string();
         let request = format!(
@@ -207,12 +209,16 @@ impl Http {
             self.host,
             body.len()
         );
-        self.reader
-            .get_mut()
-            .write_all(request.as_bytes())
-            .expect("sending");
         let mut status = String::new();
-        self.reader.read_line(&mut status).expect("status line");
+        for attempt in 0..2 {
+            if attempt > 0 {
+                *self = Http::connect(&format!("http://{}", self.host));
+            }
+            let sent = self.reader.get_mut().write_all(request.as_bytes());
+            if sent.is_ok() && self.reader.read_line(&mut status).unwrap_or(0) > 0 {
+                break;
+            }
+        }
         let code = status
             .split(' ')
             .nth(1)
