@@ -115,7 +115,8 @@ impl LocalPatterns {
             .collect()
     }
 
-    /// The row numbers, in pool order: the rows of a normal-mode pool's guesses.
+    /// The row numbers in order: the rows of a normal-mode pool's guesses, in pool order, or
+    /// in the order of [`LocalPatterns::widest_first`] when the rows were laid out so.
     pub(crate) fn positions(&self) -> &[GuessId] {
         &self.positions
     }
