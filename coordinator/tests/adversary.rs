@@ -176,6 +176,8 @@ fn run(
     let liar = engine.register(4, None).expect("register");
     let solution = std::thread::scope(|scope| {
         scope.spawn(|| engine.drive(&stop));
+        // A failed assertion below must end the run, not leave the scope waiting for it.
+        let _stops = StopOnDrop(&stop, &engine);
         let workers = [honest[0], honest[1], liar];
         // Leased, solved, not reported yet: reports come later, in any order.
         let mut pending: HashMap<u64, Vec<Held>> = HashMap::new();
@@ -434,6 +436,8 @@ fn lie_on_the_best(
     let started = std::time::Instant::now();
     let solution = std::thread::scope(|scope| {
         scope.spawn(|| engine.drive(&stop));
+        // A failed assertion below must end the run, not leave the scope waiting for it.
+        let _stops = StopOnDrop(&stop, &engine);
         let mut steps = 0u64;
         let solution = loop {
             if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {
@@ -510,6 +514,17 @@ fn lie_on_the_best(
     drop(engine);
     let _ = std::fs::remove_dir_all(&db);
     (lied, best, unchecked)
+}
+
+/// Stops the engine's planning thread when dropped: on every way out of a run's scope,
+/// a panic included, so a failing check is reported instead of hanging the test.
+struct StopOnDrop<'a>(&'a AtomicBool, &'a Engine);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+        self.1.poke();
+    }
 }
 
 #[test]
@@ -621,6 +636,8 @@ fn lie_on_a_part(seed: u64, guess: GuessId, policy: AuditPolicy) -> (bool, u32, 
     let mut lied = false;
     let solution = std::thread::scope(|scope| {
         scope.spawn(|| engine.drive(&stop));
+        // A failed assertion below must end the run, not leave the scope waiting for it.
+        let _stops = StopOnDrop(&stop, &engine);
         let mut steps = 0u64;
         let solution = loop {
             if let Some(solution) = engine.wait(Duration::ZERO).expect("no failure") {

@@ -22,3 +22,4 @@ mod query_cli;
 mod query_first;
 mod query_grpc;
 mod query_http;
+mod shipped_ranking;

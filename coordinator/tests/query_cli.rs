@@ -342,8 +342,16 @@ fn tree_files_and_custom_list_runs_answer_queries() {
         .find(|l| l.starts_with("custom"))
         .expect("listed");
     assert!(line.contains("finished (proven)"), "{runs}");
-    // The list changed: the run is refused, saying why.
+    // The run keeps its own copy of the list: a change to the original changes nothing.
     std::fs::write(&answers, words[..11].join("\n")).expect("answers");
+    let text = ok(&["query", "--run", "custom"]);
+    assert!(
+        text.starts_with("12 answers left before any guess\n"),
+        "{text}"
+    );
+    // A run without its copy (one made before copies were kept) is rebuilt from the recorded
+    // list: changed, the run is refused, saying why.
+    std::fs::remove_file(custom.join("hakase-answers.txt")).expect("the kept copy");
     let err = failure(&["query", "--run", "custom"]);
     assert!(
         err.contains("the word lists changed since the run was made"),

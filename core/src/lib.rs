@@ -29,6 +29,7 @@ pub mod label;
 pub mod plural;
 pub mod puzzle;
 pub mod query;
+pub mod rankings;
 pub mod review;
 pub mod rules;
 pub mod solver;

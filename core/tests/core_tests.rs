@@ -13,6 +13,7 @@ mod parser_fuzz;
 mod presets;
 mod properties;
 mod puzzles;
+mod shipped_rankings;
 mod solver_presets;
 mod solver_vs_exhaustive;
 mod strategies;

@@ -908,3 +908,89 @@ fn the_smaller_holes_are_closed() {
     );
     assert!(!log.contains("forged line"), "{}", tail(&log, 5));
 }
+
+/// Case 9, the anonymous rescan: a custom-list run that keeps no copy of its list (one made
+/// before copies were kept), whose recorded list has become a link to another file, appears
+/// in a served data directory. `POST /api/v1/rescan`, which needs no token, must neither read
+/// that file nor repeat any of it: the run is skipped, saying it keeps no copy. A run made
+/// now keeps its copy and is served whatever happens to the original list.
+#[test]
+fn an_anonymous_rescan_reads_no_file_outside_the_data_directory() {
+    let dir = Scratch::new("rescan-lists");
+    let s = |p: &Path| p.to_string_lossy().to_string();
+    let game = hakase_core::presets::load_preset("pokemon-qiita2023").expect("preset");
+    let words: Vec<&str> = (0..8).map(|a| game.answer_text(a)).collect();
+    let list = dir.join("answers.txt");
+    std::fs::write(&list, words.join("\n")).expect("list");
+    let data = dir.join("data");
+    let outside = dir.join("elsewhere");
+    std::fs::create_dir_all(&data).expect("data dir");
+    std::fs::create_dir_all(&outside).expect("elsewhere");
+    for (run, at) in [("old", &outside), ("new", &data)] {
+        let mut solve = Proc::start(
+            &dir,
+            run,
+            &[
+                "solve",
+                "--game",
+                "pokemon-qiita2023",
+                "--answers",
+                &s(&list),
+                "--db",
+                &s(&at.join(run)),
+            ],
+        );
+        assert!(
+            solve.wait(Duration::from_secs(120)).success(),
+            "{}",
+            solve.errors()
+        );
+    }
+    // The old run loses its copy, as a run made before copies were kept has none (a build
+    // that keeps none has nothing to remove).
+    let _ = std::fs::remove_file(outside.join("old").join("hakase-answers.txt"));
+    let secret = dir.join("secret.txt");
+    std::fs::write(&secret, "SECRET-FIRST-LINE\n").expect("secret");
+    std::fs::remove_file(&list).expect("list");
+    std::os::unix::fs::symlink(&secret, &list).expect("symlink");
+
+    let args = [
+        "serve",
+        "--data",
+        &s(&data),
+        "--listen",
+        "127.0.0.1:0",
+        "--http",
+        "127.0.0.1:0",
+        "--rescan-secs",
+        "0",
+    ];
+    let serve = Proc::start(&dir, "serve", &args);
+    let out = serve.stdout.clone();
+    let web: SocketAddr = wait_for(Duration::from_secs(60), "serve to listen", || {
+        read(&out)
+            .lines()
+            .find_map(|l| l.strip_prefix("web assistant and JSON API on http://"))?
+            .trim()
+            .trim_end_matches('/')
+            .parse()
+            .ok()
+    });
+    std::fs::rename(outside.join("old"), data.join("old")).expect("moving the old run in");
+    let (status, body) = http(web, "POST", "/api/v1/rescan", "{}");
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        !body.to_lowercase().contains("secret-first-line"),
+        "the rescan repeated the file: {body}"
+    );
+    assert!(
+        body.contains("keeps no copy of its word list"),
+        "the old run should be skipped for want of its copy: {body}"
+    );
+    let (status, body) = http(web, "GET", "/api/v1/runs", "");
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("\"new\""),
+        "the new run is served from its copy: {body}"
+    );
+}

@@ -198,7 +198,9 @@ impl Http {
         }
     }
 
-    /// Posts `body` to `path`; the status and the JSON answer.
+    /// Posts `body` to `path`; the status and the JSON answer. A kept-alive connection the
+    /// server closed while it sat idle (as servers do) is opened again and the request sent
+    /// once more, as any HTTP client does.
     fn post(&mut self, path: &str, body: &Value) -> (u16, Value) {
         let body = body.to_string();
         let request = format!(
@@ -209,18 +211,13 @@ impl Http {
         );
         let mut status = String::new();
         for attempt in 0..2 {
-            self.reader
-                .get_mut()
-                .write_all(request.as_bytes())
-                .expect("sending");
-            self.reader.read_line(&mut status).expect("status line");
-            // The server closes a connection idle for longer than its header timeout (the
-            // reference values computed here between requests can take that long on a busy
-            // machine): nothing was answered, so the request goes again on a new connection.
-            if !status.is_empty() || attempt == 1 {
+            if attempt > 0 {
+                *self = Http::connect(&format!("http://{}", self.host));
+            }
+            let sent = self.reader.get_mut().write_all(request.as_bytes());
+            if sent.is_ok() && self.reader.read_line(&mut status).unwrap_or(0) > 0 {
                 break;
             }
-            *self = Http::connect(&format!("http://{}", self.host));
         }
         let code = status
             .split(' ')

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use hakase_core::label::{unchecked_condition, MARKED};
+use hakase_core::rankings::{ShippedError, ShippedRanking};
 use hakase_core::solver::{FirstGuessValue, Solution, SolverConfig, INFEASIBLE};
 use hakase_core::{Game, GuessId};
 use serde::Serialize;
@@ -238,6 +239,9 @@ pub enum RankingError {
         /// What the game said of it.
         error: hakase_core::Error,
     },
+    /// The game or options have no shipped ranking (see [`RunRanking::shipped`]).
+    #[error(transparent)]
+    Shipped(#[from] ShippedError),
     /// A word asked about is a guess, but not one of those a listed ranking ranks: it will
     /// never have a value there.
     #[error("{word} is not among the {listed} first guesses this run ranks")]
@@ -262,6 +266,57 @@ impl RunRanking {
             solution,
             &run.unchecked,
         ))
+    }
+
+    /// The ranking shipped with hakase for `game` under `config` (English Wordle, normal or
+    /// hard mode: see [`hakase_core::rankings`]), shown as a run ranking every opener would
+    /// be: best first, ties in alphabetical order, openers that cannot win last. Finished
+    /// once every chunk is shipped; until then its claim says how many are settled.
+    pub fn shipped(game: Game, config: SolverConfig) -> Result<RunRanking, RankingError> {
+        let shipped = ShippedRanking::load(&game, &config)?;
+        Ok(RunRanking::from_shipped(game, config, &shipped))
+    }
+
+    /// The run ranking `shipped` (values of `game` under `config`) stands for.
+    pub fn from_shipped(game: Game, config: SolverConfig, shipped: &ShippedRanking) -> RunRanking {
+        let mut values = shipped.values.clone();
+        values.sort_by(|a, b| {
+            (a.outcome.value(), game.guess_text(a.guess))
+                .cmp(&(b.outcome.value(), game.guess_text(b.guess)))
+        });
+        let name = match config.mode {
+            hakase_core::solver::Mode::Hard => "shipped-wordle-hard",
+            _ => "shipped-wordle",
+        };
+        RunRanking {
+            name: name.to_string(),
+            path: PathBuf::new(),
+            rows: ranked(&game, &values, &[]),
+            guesses_left: game.tries(),
+            game,
+            config,
+            scope: RunScope::RankAll,
+            first_guesses: shipped.openers,
+            finished: shipped.complete(),
+        }
+    }
+
+    /// The ranking a served run shows: its own when it ranks every opener, else the shipped
+    /// one for its game and options once that is complete (English Wordle's page then ranks
+    /// every opener exactly, where a run that searched for the best has bounds for most).
+    pub fn served(run: &LoadedRun) -> Option<RunRanking> {
+        let own = RunRanking::of_loaded(run);
+        if own.as_ref().is_some_and(|r| r.scope == RunScope::RankAll) {
+            return own;
+        }
+        match ShippedRanking::load(&run.game, &run.manifest.config) {
+            Ok(shipped) if shipped.complete() => Some(RunRanking::from_shipped(
+                run.game.clone(),
+                run.manifest.config.clone(),
+                &shipped,
+            )),
+            _ => own,
+        }
     }
 
     /// The ranking of a finished run: its stored solution's, every row final.
@@ -461,6 +516,63 @@ mod tests {
     use super::*;
     use hakase_core::presets::load_preset;
     use hakase_core::solver::Outcome;
+
+    #[test]
+    fn a_shipped_ranking_lists_best_first_ties_alphabetically_and_cannot_win_last() {
+        let game = load_preset("wordle").expect("preset");
+        let id = |w: &str| game.find_guess(w).expect("a guess");
+        let exact = |w: &str, value| FirstGuessValue {
+            guess: id(w),
+            outcome: Outcome::Exact {
+                value,
+                guess: id(w),
+            },
+        };
+        let shipped = ShippedRanking {
+            values: vec![
+                FirstGuessValue {
+                    guess: id("xylyl"),
+                    outcome: Outcome::AtLeast(INFEASIBLE),
+                },
+                exact("trace", 7926),
+                exact("salet", 7920),
+                exact("crate", 7926),
+            ],
+            provenance: Vec::new(),
+            openers: 4,
+        };
+        let ranking = RunRanking::from_shipped(game, SolverConfig::default(), &shipped);
+        let rows: Vec<(Option<usize>, &str, Option<u32>)> = ranking
+            .rows
+            .iter()
+            .map(|r| (r.rank, r.guess.as_str(), r.total))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (Some(1), "salet", Some(7920)),
+                (Some(2), "crate", Some(7926)),
+                (Some(2), "trace", Some(7926)),
+                (None, "xylyl", None),
+            ]
+        );
+        assert!(ranking.finished);
+        assert_eq!(ranking.claim(), "exact values of every first guess");
+        let partial = ShippedRanking {
+            openers: 12_972,
+            ..shipped
+        };
+        let ranking = RunRanking::from_shipped(
+            load_preset("wordle").expect("preset"),
+            SolverConfig::default(),
+            &partial,
+        );
+        assert!(!ranking.finished);
+        assert_eq!(
+            ranking.claim(),
+            "exact values of every first guess so far (4 of 12972 settled; in progress)"
+        );
+    }
 
     #[test]
     fn equal_values_share_a_rank_and_bounds_have_none() {

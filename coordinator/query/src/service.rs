@@ -235,7 +235,7 @@ impl QueryService {
     ) -> Result<RankingView, ServiceError> {
         let run = self.run(name)?;
         check_lengths(words.iter().map(String::as_str))?;
-        if let Some(ranking) = RunRanking::of_loaded(&run) {
+        if let Some(ranking) = RunRanking::served(&run) {
             return Ok(RankingView::select(&ranking, &words, top)?);
         }
         self.solve(caller, move |_halt| {

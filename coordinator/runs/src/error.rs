@@ -54,6 +54,14 @@ pub enum RunError {
         /// sled's error.
         source: sled::Error,
     },
+    /// A run this process may not write could not be copied to be read.
+    #[error("run {path} is read-only here and could not be copied to read it: {why}")]
+    Unreadable {
+        /// The run directory.
+        path: PathBuf,
+        /// Why the copy failed.
+        why: std::io::Error,
+    },
     /// A stored record could not be decoded (a newer or damaged database).
     #[error("run {path}: cannot read {what}: {why}")]
     Corrupt {

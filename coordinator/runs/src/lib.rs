@@ -33,6 +33,7 @@ pub mod locate;
 mod open;
 pub mod ranking_file;
 pub mod read;
+mod readonly;
 pub mod records;
 pub mod sled_guard;
 mod store;

@@ -74,6 +74,9 @@ impl Store {
             scope,
         };
         let found = wanted.manifest(meta.get(MANIFEST_KEY).map_err(err)?, &ledger, &key)?;
+        if let Err(e) = super::custom::keep_lists(path, game.name()) {
+            tracing::warn!(error = %e, "could not keep a copy of the run's word lists in it");
+        }
         let mut store = Store {
             path: path.to_path_buf(),
             specs: tree(SPECS_TREE)?,

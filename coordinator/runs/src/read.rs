@@ -13,6 +13,7 @@ use hakase_core::{FeedbackTable, Game, GuessId};
 
 use super::layout::{AUDIT_KEY, DAMAGE_KEY, MANIFEST_KEY, META_TREE, SOLUTION_KEY};
 use super::locate::{is_run_dir, resolve, run_dirs, run_name};
+use super::readonly::{self, ReadOnlyCopy};
 use super::records::{Damage, Manifest, RunScope};
 use super::{custom, first, RunError};
 use crate::audit::AuditSummary;
@@ -199,7 +200,22 @@ pub fn read_records(path: &Path) -> Result<RunRecords, RunError> {
     // Another query may hold the lock for the few milliseconds its read takes: the open waits
     // a moment before concluding that a writer holds the run.
     let config = sled::Config::new().path(path).flush_every_ms(None);
-    let db = sled_guard::open_config(&config).map_err(open_err)?;
+    // Where this process may not write, the run is read from a private copy (kept until the
+    // database is dropped below).
+    let (db, _copy) = match sled_guard::open_config(&config) {
+        Err(e) if readonly::refused_for_writing(&e) => {
+            let copy = ReadOnlyCopy::of(path).map_err(|why| RunError::Unreadable {
+                path: path.to_path_buf(),
+                why,
+            })?;
+            let config = sled::Config::new().path(copy.path()).flush_every_ms(None);
+            (
+                sled_guard::open_config(&config).map_err(open_err)?,
+                Some(copy),
+            )
+        }
+        other => (other.map_err(open_err)?, None),
+    };
     let (manifest, solution, first, damage, audit) = sled_guard::isolate(|| {
         let meta = db.open_tree(META_TREE)?;
         let first = first::read_first(&db)?;

@@ -20,6 +20,7 @@ pub mod puzzle;
 pub mod query;
 pub mod rank;
 pub mod ranking;
+pub mod ranking_check;
 pub mod review;
 pub mod runs;
 pub mod serve;

@@ -1,23 +1,45 @@
 //! `hakase ranking`: every first guess of a run with its exact value and rank, while the run
-//! goes on and after, as text, TSV for spreadsheets, or JSON.
+//! goes on and after, as text, TSV for spreadsheets, or JSON; without a run, the rankings of
+//! English Wordle shipped with hakase.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use crate::output::{emit, plural, JsonArg, Table, View};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use hakase_query::ranking::{load_ranking, RankedGuess, RankingError, RankingView};
+use hakase_core::presets::load_preset;
+use hakase_core::rankings::SHIPPED_GAME;
+use hakase_core::solver::{Mode, SolverConfig};
+use hakase_query::ranking::{load_ranking, RankedGuess, RankingError, RankingView, RunRanking};
 use hakase_runs::DEFAULT_DATA_DIR;
 
+use crate::cli::ranking_check::{CheckedView, RowCheck};
+
 /// Print the ranking of first guesses of a run: each one's exact total, mean and rank (or a
-/// proven lower bound where the run cut it off). Works on a run still in progress.
+/// proven lower bound where the run cut it off). Works on a run still in progress. Without
+/// --run, `--game wordle [--hard]` answers from the exact rankings shipped with hakase.
 #[derive(Debug, Args)]
 pub struct Ranking {
     /// The run: a directory, or a name under --data (see `hakase runs`), e.g.
     /// wordle-rank-all from `hakase solve --game wordle --rank-all`.
-    #[arg(long, value_name = "R")]
-    pub run: String,
+    #[arg(long, value_name = "R", required_unless_present = "game")]
+    pub run: Option<String>,
+
+    /// Without --run: the game whose shipped ranking to read (only `wordle` is shipped: every
+    /// opener of the original lists, 2315 answers and 12,972 guesses).
+    #[arg(long, short = 'g', value_name = "G", conflicts_with = "run")]
+    pub game: Option<String>,
+
+    /// With --game: the hard-mode ranking (an opener that cannot win every answer within 6
+    /// is listed as such).
+    #[arg(long, requires = "game")]
+    pub hard: bool,
+
+    /// Re-solve the rows shown (--word, or the --top rows) from scratch with the exact
+    /// solver and say whether each matches; exit status 1 when one does not.
+    #[arg(long)]
+    pub check: bool,
 
     /// The data directory the run name is looked up in.
     #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
@@ -52,13 +74,10 @@ pub enum RankingFormat {
 }
 
 impl Ranking {
-    /// Reads the run's ranking and prints it.
+    /// Reads the run's ranking (or the shipped one) and prints it, re-solving the rows shown
+    /// with --check.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        // A run error is passed on as itself, so that its kind (not found, …) is reported.
-        let ranking = load_ranking(&self.run, &self.data).map_err(|e| match e {
-            RankingError::Run(e) => anyhow::Error::new(e),
-            other => anyhow::Error::new(other),
-        })?;
+        let ranking = self.load()?;
         let format = if self.output.json {
             RankingFormat::Json
         } else {
@@ -67,10 +86,53 @@ impl Ranking {
         // Text shows the best 20 unless asked; TSV and JSON are exports, whole by default.
         let top = self.top.or((format == RankingFormat::Text).then_some(20));
         let view = RankingView::select(&ranking, &self.word, top).context("--word")?;
+        let checks = if self.check {
+            Some(RowCheck::all(&ranking, &view.rows)?)
+        } else {
+            None
+        };
+        let checked = CheckedView {
+            view: &view,
+            checks: checks.as_deref(),
+        };
         match format {
-            RankingFormat::Tsv => write_tsv(out, &view.rows),
-            RankingFormat::Json => emit(out, JsonArg { json: true }, &view),
-            RankingFormat::Text => emit(out, JsonArg { json: false }, &view),
+            RankingFormat::Tsv => {
+                write_tsv(out, &view.rows)?;
+                if let Some(checks) = &checks {
+                    RowCheck::write_text(&mut std::io::stderr(), checks)?;
+                }
+            }
+            RankingFormat::Json => emit(out, JsonArg { json: true }, &checked)?,
+            RankingFormat::Text => emit(out, JsonArg { json: false }, &checked)?,
+        }
+        let differ = checks.iter().flatten().filter(|c| !c.matches).count();
+        if differ > 0 {
+            bail!(
+                "{differ} of {} re-solved rows differ from the ranking",
+                checks.map_or(0, |c| c.len())
+            );
+        }
+        Ok(())
+    }
+
+    /// The run's ranking, or with --game the shipped one.
+    fn load(&self) -> Result<RunRanking> {
+        // A run error is passed on as itself, so that its kind (not found, …) is reported.
+        let unwrap = |e: RankingError| match e {
+            RankingError::Run(e) => anyhow::Error::new(e),
+            other => anyhow::Error::new(other),
+        };
+        match (&self.run, &self.game) {
+            (Some(run), _) => load_ranking(run, &self.data).map_err(unwrap),
+            (None, Some(game)) => {
+                let game = load_preset(game).with_context(|| format!("loading game {game:?}"))?;
+                let config = SolverConfig {
+                    mode: if self.hard { Mode::Hard } else { Mode::Normal },
+                    ..SolverConfig::default()
+                };
+                RunRanking::shipped(game, config).map_err(unwrap)
+            }
+            (None, None) => bail!("give --run R, or --game {SHIPPED_GAME} for the shipped ranking"),
         }
     }
 }

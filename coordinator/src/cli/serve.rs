@@ -202,6 +202,8 @@ impl Serve {
         self.check_data_dirs(&sources.data_dirs)?;
         let (catalog, report) = LiveCatalog::scan(sources.clone());
         print_skipped(&report, &[]);
+        // Later rescans are anyone's to ask for: from now on no word list outside a run.
+        hakase_runs::custom::forbid_outside_lists();
         if report.runs.is_empty() && sources.data_dirs.is_empty() {
             bail!("no runs to serve");
         }

@@ -49,6 +49,9 @@ struct Lean<'s, C> {
     /// [`FeedbackTable::parts`]): a guess that must repeat too often is dropped unread.
     cap: C,
     depth: u32,
+    /// True while the guesses read come in order of their part counts, most first: the
+    /// first one too narrow to lower the floor ends the pass.
+    widest_first: bool,
     /// A bound the caller holds already: once the floor is down to it, no guess can tell
     /// the caller more, and the scan stops.
     least: u32,
@@ -134,13 +137,20 @@ impl Solver<'_> {
         // The pool pass reads the local patterns, each guess at its row (its pool position,
         // or in hard mode its class), or the table by guess id.
         let table = Columns::Table(self.table);
+        let mut parts = parts;
         let (allowed, rows): (Cow<'_, [GuessId]>, Cow<'_, [u32]>) = match (local, inherited) {
             (Some((local, local_set)), Some(pool)) => {
                 lean.local_set = Some(local_set);
-                match self.config.mode {
-                    Mode::Hard => {
+                match (self.config.mode, local.widest_first()) {
+                    (Mode::Hard, _) => {
                         let (guesses, classes) = self.hard_pool_classes(hard, pool);
                         (Cow::Owned(guesses), Cow::Owned(classes))
+                    }
+                    // The rows in order of the parts their guesses make over the node.
+                    (_, Some((guesses, counts))) => {
+                        parts = Some(counts);
+                        lean.widest_first = true;
+                        (Cow::Borrowed(guesses), Cow::Borrowed(local.positions()))
                     }
                     _ => (Cow::Borrowed(pool), Cow::Borrowed(local.positions())),
                 }
@@ -163,13 +173,15 @@ impl Solver<'_> {
             (pool_columns, &*allowed, parts, 2 * set.len() as u32),
         ];
         'passes: for (columns, guesses, parts, base) in passes {
+            // A node's local rows are short: every set reads them a guess at a time.
+            if let Columns::Local(..) = columns {
+                lean.rows(columns, guesses, parts, base);
+                continue;
+            }
+            lean.widest_first = false;
             for (at, block) in (0..).step_by(BLOCK).zip(guesses.chunks(BLOCK)) {
                 let parts = parts.map(|p: &[u8]| &p[at..at + block.len()]);
-                // A node's local rows are short: every set reads them a guess at a time.
-                if let Columns::Local(local, rows) = columns {
-                    let rows = Columns::Local(local, &rows[at..at + block.len()]);
-                    lean.rows(rows, block, parts, base);
-                } else if set.len() >= ROW_READ_MIN {
+                if set.len() >= ROW_READ_MIN {
                     lean.rows(columns, block, parts, base);
                 } else {
                     lean.block(self.table, block, parts, base);
@@ -309,6 +321,7 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
             cells: None,
             cap,
             depth,
+            widest_first: false,
             // Every guess costs at least 2n − 1: a scan finds none lower.
             least: least.max(2 * n - 1),
             floor: ceiling.min(INFEASIBLE),
@@ -403,6 +416,10 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
         if limit == 0 {
             return false;
         }
+        if self.widest_first && within.is_some_and(|parts| self.too_few(u32::from(parts), limit)) {
+            // Every later guess of a widest-first pass makes no more parts.
+            return false;
+        }
         if !self.may_lower_by(guess, within, limit) {
             return true;
         }
@@ -441,11 +458,19 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
 
     fn may_lower_by(&self, guess: GuessId, within: Option<u8>, limit: u32) -> bool {
         // A guess's parts over the parent are never more than over all answers.
-        let mut cap = within.map_or_else(|| (self.cap)(guess), u32::from);
-        if let Some((cells, words)) = &self.cells {
-            cap = cap.min(cells.cap(&words[guess as usize]));
+        let cap = within.map_or_else(|| (self.cap)(guess), u32::from);
+        if self.too_few(cap, limit) {
+            return false;
         }
-        (self.set.len() as u32).saturating_sub(cap) < limit
+        match &self.cells {
+            Some((cells, words)) => !self.too_few(cells.cap(&words[guess as usize]), limit),
+            None => true,
+        }
+    }
+
+    /// True when a guess making at most `cap` parts repeats at least `limit` patterns.
+    fn too_few(&self, cap: u32, limit: u32) -> bool {
+        (self.set.len() as u32).saturating_sub(cap) >= limit
     }
 
     /// The floor found, or `least` when it is lower.
@@ -694,8 +719,8 @@ mod tests {
         {
             let solver = solver(&game, &table, mode);
             let scan = solver.scan(&parent, depth, &hard, None, INFEASIBLE);
-            let local = LocalPatterns::build(&table, &parent, &scan.pool).expect("small");
             let parts = (mode == Mode::Normal).then_some(scan.pool_parts.as_slice());
+            let local = LocalPatterns::build(&table, &parent, &scan.pool, parts).expect("small");
             let pool = (Some(scan.pool.as_slice()), parts);
             for &entry in scan.pool.iter().step_by(211) {
                 let guess = super::guess_of(entry);
@@ -741,6 +766,47 @@ mod tests {
             lean.block(solver.table, guesses, None, base);
         }
         lean.floor
+    }
+
+    /// A widest-first pass ends at the first guess whose part count over the parent leaves
+    /// it too many repeats, and not one guess sooner. On sets where a guess that is not a
+    /// candidate makes exactly its parent's count of parts (one answer per pattern it shows,
+    /// its win left out), with the floor one above its bound 2n, the guess lowers the floor:
+    /// a stop at the first guess that needs every part it may make would keep it one too
+    /// high. A narrower guess read first ends the pass before it.
+    #[test]
+    fn a_widest_first_pass_stops_at_the_first_guess_too_narrow() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let solver = solver(&game, &table, Mode::Normal);
+        let mut checked = 0;
+        for g in (0..game.guesses().len() as GuessId).step_by(7) {
+            let mut first_of = [None; 243];
+            for (a, &p) in table.row(g).iter().enumerate() {
+                first_of[usize::from(p)].get_or_insert(a as AnswerId);
+            }
+            first_of[usize::from(Pattern::ALL_GREEN.0)] = None;
+            let set: Vec<AnswerId> = first_of.iter().flatten().copied().collect();
+            let n = set.len() as u32;
+            if n < 3 {
+                continue;
+            }
+            // The parent's counts: g makes all n parts, the guess after it one fewer.
+            let narrower = (g + 1) % game.guesses().len() as GuessId;
+            let counts = [n as u8, (n - 1) as u8];
+            let mut lean = Lean::new(&set, |h| table.parts(h), 4, (0, 2 * n + 1));
+            lean.widest_first = true;
+            let columns = super::Columns::Table(solver.table);
+            lean.rows(columns, &[g, narrower], Some(&counts), 2 * n);
+            assert_eq!(lean.floor, 2 * n, "guess {g} over {set:?}");
+            let mut lean = Lean::new(&set, |h| table.parts(h), 4, (0, 2 * n + 1));
+            lean.widest_first = true;
+            let (reversed, counts) = ([narrower, g], [counts[1], counts[0]]);
+            lean.rows(columns, &reversed, Some(&counts), 2 * n);
+            assert_eq!(lean.floor, 2 * n + 1, "guess {g} read after a narrower one");
+            checked += 1;
+        }
+        assert!(checked > 20, "only {checked} cases");
     }
 
     /// The part cap drops a guess unread when it cannot lower the floor. On sets where a

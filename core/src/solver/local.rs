@@ -20,6 +20,11 @@ const LOCAL_MAX_BYTES: usize = 24 << 20;
 /// Not a candidate of the node.
 const ABSENT: u32 = u32::MAX;
 
+/// The class of a classed (hard-mode) pool's first entry, if the pool is classed.
+fn class_of_any(pool: &[GuessId]) -> Option<usize> {
+    pool.first().and_then(|&entry| class_of(entry))
+}
+
 /// The patterns of a node's pool against its candidates (by index): one row per pool guess
 /// (by position), or in hard mode one per class of guesses that split the node alike.
 pub(crate) struct LocalPatterns {
@@ -31,24 +36,41 @@ pub(crate) struct LocalPatterns {
     by_guess: Vec<u8>,
     /// Each answer id's index among the candidates, or [`ABSENT`].
     index_of: Vec<u32>,
+    /// When the pool came with its part counts: its guesses and their counts in row order,
+    /// most parts first (see [`LocalPatterns::widest_first`]).
+    widest_first: Option<(Vec<GuessId>, Vec<u8>)>,
 }
 
 impl LocalPatterns {
     /// The local patterns of `pool` over `set`; `None` when they would take too much memory.
+    /// With `parts`, how many parts each guess of a plain (unclassed) pool splits `set`
+    /// into, the rows go in order of those counts, most first (ties by pool position).
     pub(crate) fn build(
         table: &FeedbackTable,
         set: &[AnswerId],
         pool: &[GuessId],
+        parts: Option<&[u8]>,
     ) -> Option<LocalPatterns> {
         let (width, height) = (set.len(), pool.len());
         if width.saturating_mul(height) > LOCAL_MAX_BYTES || height > u32::MAX as usize {
             return None;
         }
+        let parts = parts.filter(|p| p.len() == pool.len() && class_of_any(pool).is_none());
+        let widest_first: Option<(Vec<GuessId>, Vec<u8>)> = parts.map(|parts| {
+            let mut order: Vec<usize> = (0..pool.len()).collect();
+            order.sort_by_key(|&at| std::cmp::Reverse(parts[at]));
+            let guesses = order.iter().map(|&at| pool[at]).collect();
+            let counts = order.iter().map(|&at| parts[at]).collect();
+            (guesses, counts)
+        });
+        let read_order: &[GuessId] = widest_first
+            .as_ref()
+            .map_or(pool, |(guesses, _)| guesses.as_slice());
         // A classed (hard-mode) pool holds every guess, its class numbering the split
         // shapes in order of first appearance: one row per class, at its number.
         let mut by_guess = Vec::with_capacity(width * height);
         let mut rows = 0;
-        for &entry in pool {
+        for &entry in read_order {
             match class_of(entry) {
                 Some(class) if class < rows => continue,
                 Some(class) if class > rows => return None,
@@ -67,7 +89,18 @@ impl LocalPatterns {
             positions: (0..rows as GuessId).collect(),
             by_guess,
             index_of,
+            widest_first,
         })
+    }
+
+    /// The pool's guesses in row order with their part counts over the node, most parts
+    /// first, when the rows were laid out so: a child's lean scan reads them in that order
+    /// and stops at the first guess too narrow to lower its floor, since every later one
+    /// makes no more parts.
+    pub(crate) fn widest_first(&self) -> Option<(&[GuessId], &[u8])> {
+        self.widest_first
+            .as_ref()
+            .map(|(guesses, parts)| (guesses.as_slice(), parts.as_slice()))
     }
 
     /// `set`'s candidates as local indices; `None` when one is not a candidate of the node.
@@ -82,7 +115,8 @@ impl LocalPatterns {
             .collect()
     }
 
-    /// The row numbers, in pool order: the rows of a normal-mode pool's guesses.
+    /// The row numbers in order: the rows of a normal-mode pool's guesses, in pool order, or
+    /// in the order of [`LocalPatterns::widest_first`] when the rows were laid out so.
     pub(crate) fn positions(&self) -> &[GuessId] {
         &self.positions
     }
@@ -112,7 +146,7 @@ mod tests {
         set.sort_unstable();
         set.dedup();
         let pool: Vec<GuessId> = (0..game.guesses().len() as GuessId).step_by(3).collect();
-        let local = LocalPatterns::build(&table, &set, &pool).expect("small enough");
+        let local = LocalPatterns::build(&table, &set, &pool, None).expect("small enough");
         for (index, &a) in (0..).zip(&set) {
             for (position, &g) in pool.iter().enumerate() {
                 let expected = table.row(g)[a as usize];
@@ -127,5 +161,37 @@ mod tests {
         let outside = (0..answers as AnswerId).find(|a| !set.contains(a));
         let outside = outside.expect("an answer outside the set");
         assert_eq!(local.localize(&[set[0], outside]), None);
+    }
+
+    /// With the pool's part counts the rows go widest first: the counts never rise along
+    /// them, ties keep pool order, and each row is still its guess's patterns.
+    #[test]
+    fn rows_built_with_part_counts_go_widest_first() {
+        let game = load_preset("pokemon-qiita2023").expect("preset");
+        let table = FeedbackTable::build(&game);
+        let set: Vec<AnswerId> = (0..game.answers().len() as AnswerId).step_by(5).collect();
+        let pool: Vec<GuessId> = (0..game.guesses().len() as GuessId).step_by(3).collect();
+        let counts: Vec<u8> = pool.iter().map(|&g| parts_over(&table, g, &set)).collect();
+        let local = LocalPatterns::build(&table, &set, &pool, Some(&counts)).expect("small");
+        let (guesses, ordered) = local.widest_first().expect("laid out widest first");
+        assert_eq!(guesses.len(), pool.len());
+        for ((pair, guess), &count) in ordered.windows(2).zip(guesses.windows(2)).zip(ordered) {
+            assert!(pair[0] > pair[1] || pair[0] == pair[1] && guess[0] < guess[1]);
+            assert_eq!(count, parts_over(&table, guess[0], &set));
+        }
+        for (row, &g) in guesses.iter().enumerate() {
+            for (index, &a) in set.iter().enumerate() {
+                assert_eq!(local.row(row)[index], table.row(g)[a as usize]);
+            }
+        }
+        assert!(ordered.first() > ordered.last(), "the counts differ");
+    }
+
+    /// The distinct patterns `guess` shows over `set`.
+    fn parts_over(table: &FeedbackTable, guess: GuessId, set: &[AnswerId]) -> u8 {
+        let mut seen = [false; crate::pattern::PATTERNS];
+        set.iter()
+            .for_each(|&a| seen[usize::from(table.row(guess)[a as usize])] = true);
+        seen.iter().filter(|&&s| s).count() as u8
     }
 }

@@ -82,7 +82,7 @@ impl Solver<'_> {
         }
         let searched = scan.floor < beta && self.cheap_optimum(&scan.guesses).is_none();
         let local = (searched && depth >= 3)
-            .then(|| self.local_patterns(set, &scan.pool))
+            .then(|| self.local_patterns(set, &scan.pool, &scan.pool_parts))
             .flatten();
         let here = Here {
             set,
@@ -182,6 +182,7 @@ impl Solver<'_> {
         &self,
         set: &[AnswerId],
         pool: &[GuessId],
+        pool_parts: &[u8],
     ) -> Option<LocalPatterns> {
         let usable = self.inheritable()
             && match self.config.mode {
@@ -190,7 +191,11 @@ impl Solver<'_> {
                 Mode::Strict => false,
             };
         (usable && set.len() >= LOCAL_MIN)
-            .then(|| LocalPatterns::build(self.table, set, pool))
+            .then(|| {
+                // Normal mode's children cap each guess by its parts here: read widest first.
+                let parts = (self.config.mode == Mode::Normal).then_some(pool_parts);
+                LocalPatterns::build(self.table, set, pool, parts)
+            })
             .flatten()
     }
 
@@ -654,7 +659,7 @@ impl Solver<'_> {
         let children = self.slice_children.get_or_scan(node, || {
             let (pool, pool_parts, dominated, local) = if node.guesses_left >= 3 {
                 let (pool, pool_parts, dominated) = self.undominated(set, &scan);
-                let local = self.local_patterns(set, &pool);
+                let local = self.local_patterns(set, &pool, &pool_parts);
                 (pool, pool_parts, dominated, local)
             } else {
                 let (pool, parts) = (scan.pool.clone(), scan.pool_parts.clone());
