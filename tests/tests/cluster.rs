@@ -703,7 +703,7 @@ fn a_slow_worker_drops_jobs_no_longer_needed_and_stops_with_the_run() {
 
 /// A job that runs long while another worker has nothing to do is cut finer (here a whole
 /// first guess of a ranking, into its parts): the waiting worker takes the pieces, the slow
-/// worker stops the job (when told it is withdrawn, or when the pieces end the run first)
+/// worker drops or stops the job (when told it is withdrawn, or when the pieces end the run first)
 /// and never reports it, and every value is still the core's.
 #[test]
 fn a_long_job_is_cut_finer_for_a_waiting_worker_and_the_values_stand() {
@@ -754,7 +754,12 @@ fn a_long_job_is_cut_finer_for_a_waiting_worker_and_the_values_stand() {
     }
     let report: serde_json::Value =
         serde_json::from_str(&slow.output()).expect("the slow worker's JSON report");
-    assert!(report["jobs_stopped"].as_u64() > Some(0), "{report}");
+    // A job cut finer is withdrawn from the slow worker: dropped unstarted if it was still
+    // queued behind a 4-s job (which of the two depends on the machine's load), stopped
+    // midway if it was running.
+    let withdrawn = report["jobs_stopped"].as_u64().unwrap_or(0)
+        + report["jobs_cancelled"].as_u64().unwrap_or(0);
+    assert!(withdrawn > 0, "{report}");
     // The jobs cut finer were answered by their pieces, never by the slow worker holding them.
     let cut: Vec<String> = coordinator
         .errors()
