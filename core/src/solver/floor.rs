@@ -462,9 +462,14 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
         if self.too_few(cap, limit) {
             return false;
         }
+        // At most n − limit parts leave at least `limit` repeats.
+        let n = self.set.len() as u32;
         match &self.cells {
-            Some((cells, words)) => !self.too_few(cells.cap(&words[guess as usize]), limit),
-            None => true,
+            Some((cells, words)) if limit <= n => {
+                let (word, most) = (&words[guess as usize], n - limit);
+                !cells.at_most(word, most)
+            }
+            _ => true,
         }
     }
 
