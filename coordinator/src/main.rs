@@ -1,9 +1,7 @@
 //! The `hakase` command line: one subcommand per module in `cli/` (its arguments, how it
 //! calls the crates beside it — `hakase-runs`, `hakase-engine`, `hakase-query`,
-//! `hakase-serving` — and what it prints through [`output`]), and the puzzle batch server
-//! (`batch/`).
+//! `hakase-serving`, `hakase-batch` — and what it prints through [`output`]).
 
-mod batch;
 mod cli;
 mod game_args;
 mod output;
@@ -151,7 +149,7 @@ fn main() -> ExitCode {
     }
     // Stopped by a signal after saving: say so, and exit 130 (SIGINT) or 143 (SIGTERM).
     let interrupted = err
-        .downcast_ref::<cli::guard::Interrupted>()
+        .downcast_ref::<hakase_serving::Interrupted>()
         .map(|i| i.exit_code());
     if json {
         // Whatever the command printed before failing is dropped: the output is one document.
@@ -195,10 +193,12 @@ mod tests {
             about(cli::coordinator::CutArgs::augment_args(clap::Command::new(
                 "g",
             ))),
-            about(cli::coordinator::ServerAuthArgs::augment_args(
+            about(hakase_serving::ServerAuthArgs::augment_args(
                 clap::Command::new("g"),
             )),
-            about(batch::ServeArgs::augment_args(clap::Command::new("g"))),
+            about(hakase_batch::ServeArgs::augment_args(clap::Command::new(
+                "g",
+            ))),
             about(crate::output::JsonArg::augment_args(clap::Command::new(
                 "g",
             ))),

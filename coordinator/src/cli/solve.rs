@@ -264,7 +264,7 @@ impl Solve {
         .with_context(|| format!("solving with the run database {}", db.display()))?;
         reporter.finish();
         let Some(outcome) = outcome else {
-            return Err(super::guard::Interrupted::now(format!(
+            return Err(hakase_serving::Interrupted::now(format!(
                 "finished work is saved in {} — run the same command again to resume",
                 db.display()
             ))
@@ -369,7 +369,7 @@ impl Solve {
         .with_context(|| format!("solving with the run database {}", db.display()))?;
         reporter.finish();
         let Some(outcome) = outcome else {
-            return Err(super::guard::Interrupted::now(format!(
+            return Err(hakase_serving::Interrupted::now(format!(
                 "the run {} was stopped — run the same command again to solve it",
                 db.display()
             ))
