@@ -186,7 +186,13 @@ mod tests {
         [
             about(game_args::GameArgs::augment_args(clap::Command::new("g"))),
             about(cli::HistoryArgs::augment_args(clap::Command::new("g"))),
-            about(cli::query::RunArgs::augment_args(clap::Command::new("g"))),
+            about(cli::query::RunSource::augment_args(clap::Command::new("g"))),
+            about(cli::run_args::RunArgs::augment_args(clap::Command::new(
+                "g",
+            ))),
+            about(cli::run_args::DataArgs::augment_args(clap::Command::new(
+                "g",
+            ))),
             about(cli::solver_args::SolverArgs::augment_args(
                 clap::Command::new("g"),
             )),

@@ -120,7 +120,7 @@ fn parse_split_min(text: &str) -> Result<usize, String> {
 /// Serve a run to workers and print its proven result.
 ///
 /// Workers join with `hakase worker --connect URL`; `hakase status --connect URL` shows
-/// progress. The run lives in --db: stop the coordinator at any time (Ctrl-C, SIGTERM or
+/// progress. The run lives in --run (alias --db): stop the coordinator at any time (Ctrl-C, SIGTERM or
 /// even kill -9) and start the same command again to resume without losing finished jobs.
 #[derive(Debug, Args)]
 #[command(group(
@@ -133,10 +133,10 @@ pub struct Coordinator {
     /// Address to listen on (port 0 picks a free port; the address is printed).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7700")]
     pub listen: SocketAddr,
-    /// The run database directory (default: the one `hakase solve` picks for the same game
-    /// and options, under hakase-data/, so either command resumes the other's run).
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    /// The run (default: the one `hakase solve` picks for the same game and options, so
+    /// either command resumes the other's run).
+    #[command(flatten)]
+    pub at: super::run_args::RunArgs,
     /// Tokens and TLS.
     #[command(flatten)]
     pub auth: hakase_serving::ServerAuthArgs,
@@ -321,10 +321,10 @@ impl Coordinator {
         })
     }
 
-    /// The run database: --db, or the directory `hakase solve` picks for the same run.
+    /// The run database: --run, or the directory `hakase solve` picks for the same run.
     fn db_dir(&self, game: &Game, config: &SolverConfig, scope: &RunScope) -> PathBuf {
-        self.db.clone().unwrap_or_else(|| {
-            let whole = hakase_runs::locate::default_run_dir(game.name(), config);
+        self.at.writer_dir(|data| {
+            let whole = hakase_runs::locate::default_run_dir(data, game.name(), config);
             hakase_runs::locate::scoped_run_dir(&whole, scope)
         })
     }
