@@ -1,7 +1,8 @@
-//! hakase-query: the query side. Runs loaded into memory ([`run`], [`catalog`], rescanned while a server runs: [`rescan`]), the query
-//! service over them ([`service`], refusing with [`error`]'s types), its gRPC adapter
-//! ([`grpc`]) and its HTTP adapter ([`web`]: the JSON API and the assistant page), shared by
-//! `hakase query`, `play`, `serve`, `export`, `plot`, `display`, `chart --run` and `review`.
+//! hakase-query: the query side. Runs loaded into memory ([`run`], [`catalog`], and
+//! [`rescan`], the catalog a server rescans while it runs), the query service over them
+//! ([`service`], refusing with [`error`]'s types), its gRPC adapter ([`grpc`]) and its HTTP
+//! adapter ([`web`]: the JSON API and the assistant page), shared by `hakase query`, `play`,
+//! `serve`, `export`, `plot`, `display`, `chart --run` and `review`.
 
 #![warn(missing_docs)]
 
