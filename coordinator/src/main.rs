@@ -214,6 +214,14 @@ mod tests {
         .collect()
     }
 
+    /// clap's own checks of the command line (ids named by groups and conflicts exist, no
+    /// flag is defined twice), which it runs in debug builds only: `--run`/`--data` are
+    /// flattened into many commands, so a misnamed group must fail here.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
     /// `hakase puzzle --help` once described the command as "How a batch is served to
     /// workers", the doc of a group it flattens: every command says what it does itself.
     #[test]
