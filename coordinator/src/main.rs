@@ -1,9 +1,7 @@
 //! The `hakase` command line: one subcommand per module in `cli/` (its arguments, how it
 //! calls the crates beside it — `hakase-runs`, `hakase-engine`, `hakase-query`,
-//! `hakase-serving` — and what it prints through [`output`]), and the puzzle batch server
-//! (`batch/`).
+//! `hakase-serving`, `hakase-batch` — and what it prints through [`output`]).
 
-mod batch;
 mod cli;
 mod game_args;
 mod output;
@@ -151,7 +149,7 @@ fn main() -> ExitCode {
     }
     // Stopped by a signal after saving: say so, and exit 130 (SIGINT) or 143 (SIGTERM).
     let interrupted = err
-        .downcast_ref::<cli::guard::Interrupted>()
+        .downcast_ref::<hakase_serving::Interrupted>()
         .map(|i| i.exit_code());
     if json {
         // Whatever the command printed before failing is dropped: the output is one document.
@@ -188,17 +186,25 @@ mod tests {
         [
             about(game_args::GameArgs::augment_args(clap::Command::new("g"))),
             about(cli::HistoryArgs::augment_args(clap::Command::new("g"))),
-            about(cli::query::RunArgs::augment_args(clap::Command::new("g"))),
+            about(cli::query::RunSource::augment_args(clap::Command::new("g"))),
+            about(cli::run_args::RunArgs::augment_args(clap::Command::new(
+                "g",
+            ))),
+            about(cli::run_args::DataArgs::augment_args(clap::Command::new(
+                "g",
+            ))),
             about(cli::solver_args::SolverArgs::augment_args(
                 clap::Command::new("g"),
             )),
             about(cli::coordinator::CutArgs::augment_args(clap::Command::new(
                 "g",
             ))),
-            about(cli::coordinator::ServerAuthArgs::augment_args(
+            about(hakase_serving::ServerAuthArgs::augment_args(
                 clap::Command::new("g"),
             )),
-            about(batch::ServeArgs::augment_args(clap::Command::new("g"))),
+            about(hakase_batch::ServeArgs::augment_args(clap::Command::new(
+                "g",
+            ))),
             about(crate::output::JsonArg::augment_args(clap::Command::new(
                 "g",
             ))),
@@ -206,6 +212,14 @@ mod tests {
         .into_iter()
         .flatten()
         .collect()
+    }
+
+    /// clap's own checks of the command line (ids named by groups and conflicts exist, no
+    /// flag is defined twice), which it runs in debug builds only: `--run`/`--data` are
+    /// flattened into many commands, so a misnamed group must fail here.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
     }
 
     /// `hakase puzzle --help` once described the command as "How a batch is served to

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use hakase_query::web::router;
-use hakase_query::{LiveCatalog, QueryService, ServiceLimits, Sources, TreeSource};
+use hakase_query::{QueryService, RescannedCatalog, ServiceLimits, Sources, TreeSource};
 use hakase_runs::load_path;
 use hakase_serving::http::{serve_http, WebLimits};
 use http_body_util::{BodyExt, Full};
@@ -53,12 +53,12 @@ const TEST_LIMITS: WebLimits = WebLimits {
 
 pub(crate) struct Served {
     pub(crate) addr: String,
-    catalog: Arc<LiveCatalog>,
+    catalog: Arc<RescannedCatalog>,
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
 pub(crate) async fn start(sources: Sources) -> Served {
-    let (catalog, _) = LiveCatalog::scan(sources);
+    let (catalog, _) = RescannedCatalog::scan(sources);
     let catalog = Arc::new(catalog);
     // The answers are what is checked, not the budget a loaded machine might exceed.
     let limits = ServiceLimits {

@@ -53,7 +53,7 @@ fn shipped_rankings_are_refused_for_other_games_and_without_a_source() {
         "{err}"
     );
     let err = fails(&["ranking"]);
-    assert!(err.contains("--run <R>"), "{err}");
+    assert!(err.contains("--run <NAME|DIR>"), "{err}");
     let err = fails(&["ranking", "--hard"]);
     assert!(err.contains("--game <G>"), "{err}");
     let err = fails(&["ranking", "--game", "wordle", "--word", "zzzzz"]);

@@ -1,11 +1,3 @@
-//! hakase-core: the pure, synchronous heart of hakase.
-//!
-//! Game rules and word lists ([`game`], [`presets`]), the feedback rule and table
-//! ([`pattern`], [`table`]), analyses and heuristic strategies ([`entropy`], [`strategy`],
-//! [`strategies`]),
-//! strategy trees and their evaluation ([`tree`]) and charts ([`chart`]). No I/O beyond
-//! decoding embedded data, no printing, no async.
-
 //! hakase-core: the pure, synchronous heart of hakase. No I/O beyond decoding embedded data,
 //! no printing, no async.
 //!
@@ -17,7 +9,12 @@
 //!   ([`trees`]);
 //! - heuristics and the strategies people use ([`heuristics`]);
 //! - what is built on the optimum: queries ([`query`]), game reviews ([`review`]), puzzles
-//!   ([`puzzle`]) and the search for the strongest name ([`design`]).
+//!   ([`puzzle`]), the search for the strongest name ([`design`]) and the shipped exact
+//!   rankings of English Wordle's openers ([`rankings`]);
+//! - counts in words, spelled once for every crate ([`plural`]).
+//!
+//! The modules people name by path stay at the root (`hakase_core::pattern`,
+//! `hakase_core::strategy`, `hakase_core::tree`, …), re-exported from their group.
 
 #![warn(missing_docs)]
 

@@ -18,8 +18,8 @@ use tonic::{Code, Request, Response, Status};
 
 use super::catalog::RunCatalog;
 use super::error::{ErrorKind, ServiceError};
-use super::live::LiveCatalog;
 use super::ranking::RankingView;
+use super::rescan::RescannedCatalog;
 use super::run::RunSummary;
 use super::service::{QueryService, ServiceLimits};
 use super::stepchart::FirstChart;
@@ -54,20 +54,20 @@ pub fn query_service(service: QueryService) -> QueryServer<GrpcQuery> {
         .max_encoding_message_size(hakase_proto::MAX_MESSAGE_BYTES)
 }
 
-/// Serves a fixed catalog (see [`serve_live`]) under the default limits.
+/// Serves a fixed catalog (see [`serve_service`]) under the default limits.
 pub async fn serve(
     catalog: Arc<RunCatalog>,
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    let catalog = Arc::new(LiveCatalog::fixed(Arc::unwrap_or_clone(catalog)));
+    let catalog = Arc::new(RescannedCatalog::fixed(Arc::unwrap_or_clone(catalog)));
     let service = QueryService::new(catalog, ServiceLimits::default());
-    serve_live(service, listener, &PortLimits::QUERY, shutdown).await
+    serve_service(service, listener, &PortLimits::QUERY, shutdown).await
 }
 
 /// Serves the query service with health reporting and reflection (so grpcurl works without
 /// the .proto files) on `listener` under `limits` until `shutdown`.
-pub async fn serve_live(
+pub async fn serve_service(
     service: QueryService,
     listener: tokio::net::TcpListener,
     limits: &PortLimits,

@@ -1,4 +1,4 @@
-//! The query service over a [`LiveCatalog`]: plain methods taking and returning the query
+//! The query service over a [`RescannedCatalog`]: plain methods taking and returning the query
 //! side's types, with [`ServiceError`] for every refusal. gRPC ([`super::grpc`]) and HTTP
 //! ([`crate::web`]) are thin adapters over it, so both answer the same question the same way.
 //!
@@ -23,9 +23,9 @@ use hakase_core::solver::Halt;
 
 use super::error::ServiceError;
 use super::input::check_lengths;
-use super::live::{LiveCatalog, ScanReport};
 use super::pool::SolvePool;
 use super::ranking::{load_ranking_at, RankingView, RunRanking};
+use super::rescan::{RescannedCatalog, ScanReport};
 use super::review::{GameInput, ReviewCaches, ReviewView, Subject};
 use super::stepchart::{step_chart, FirstChart, StepChart};
 use super::treerun::{self, TreeFormat};
@@ -35,7 +35,7 @@ use hakase_runs::LoadedRun;
 /// The service: the catalog plus the limits, and the bounded caches of reviews.
 #[derive(Clone)]
 pub struct QueryService {
-    catalog: Arc<LiveCatalog>,
+    catalog: Arc<RescannedCatalog>,
     limits: ServiceLimits,
     solves: SolvePool,
     reviews: Arc<ReviewCaches>,
@@ -80,7 +80,7 @@ impl Default for ServiceLimits {
 
 impl QueryService {
     /// A service over `catalog` with `limits`.
-    pub fn new(catalog: Arc<LiveCatalog>, limits: ServiceLimits) -> QueryService {
+    pub fn new(catalog: Arc<RescannedCatalog>, limits: ServiceLimits) -> QueryService {
         QueryService {
             catalog,
             solves: SolvePool::new(

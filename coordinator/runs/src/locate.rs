@@ -97,9 +97,10 @@ pub fn scoped_run_dir(whole: &Path, scope: &RunScope) -> PathBuf {
     whole.with_file_name(name)
 }
 
-/// Where a run lives when `--db` is not given: its own directory under ./hakase-data/, named
-/// after the game and every option that changes the result, so runs never collide.
-pub fn default_run_dir(game: &str, config: &SolverConfig) -> PathBuf {
+/// Where a run lives when `--run` is not given: its own directory under the data directory
+/// `data` (`--data`, by default hakase-data), named after the game and every option that
+/// changes the result, so runs never collide.
+pub fn default_run_dir(data: &Path, game: &str, config: &SolverConfig) -> PathBuf {
     let name = game.replace([':', '/', ' '], "-") + &config.slug();
-    PathBuf::from(DEFAULT_DATA_DIR).join(name)
+    data.join(name)
 }

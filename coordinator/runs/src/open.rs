@@ -323,16 +323,15 @@ impl Store {
 }
 
 /// Opens the sled database of a run; damage sled reports (or panics on) is said as damage, a
-/// held lock as the error it is.
+/// held lock as [`RunError::InUse`], as the readers say it ([`crate::read::read_records`]).
 fn open_database(path: &Path) -> Result<sled::Db, RunError> {
     if path.exists() && !path.is_dir() {
         return Err(RunError::DbIsFile(path.to_path_buf()));
     }
     crate::sled_guard::open(path).map_err(|damage| match damage {
-        crate::sled_guard::SledDamage::Error(source) if damage.is_locked() => RunError::Database {
-            path: path.to_path_buf(),
-            source,
-        },
+        crate::sled_guard::SledDamage::Error(_) if damage.is_locked() => {
+            RunError::InUse(path.to_path_buf())
+        }
         other => RunError::Damaged {
             path: path.to_path_buf(),
             why: other.to_string(),
@@ -443,5 +442,26 @@ impl Wanted<'_> {
             version,
             manifest_lost: false,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run held by another open reads as in use to a writer and to a reader alike.
+    #[test]
+    fn a_locked_run_is_in_use_to_writers_and_readers() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("run");
+        let held = open_database(&path).expect("first open");
+        let writer = open_database(&path).expect_err("the lock is held");
+        let Err(reader) = crate::read::read_records(&path) else {
+            panic!("the lock is held, yet the read opened the run");
+        };
+        assert!(matches!(writer, RunError::InUse(_)), "{writer:?}");
+        assert!(matches!(reader, RunError::InUse(_)), "{reader:?}");
+        assert_eq!(writer.to_string(), reader.to_string());
+        drop(held);
     }
 }

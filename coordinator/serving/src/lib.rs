@@ -1,6 +1,6 @@
 //! The shell every server of the `hakase` command stands in, written once: the async runtime
 //! ([`runtime`]), shutdown signals ([`signal`]), the tokens and their check ([`tokens`]),
-//! the listener and TLS ([`transport`]), what one client may cost a port ([`limits`]: its
+//! who may talk to it ([`auth`]), the listener and TLS ([`transport`]), what one client may cost a port ([`limits`]: its
 //! connections [`connections`] and [`incoming`], its memory [`inflight`], its health
 //! watches [`health`]), and how a server ends, lingering until its clients
 //! heard the work is over ([`ending`]). `hakase coordinator`, the puzzle batch server,
@@ -8,6 +8,7 @@
 
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod connections;
 pub mod ending;
 pub mod health;
@@ -26,11 +27,12 @@ use std::path::PathBuf;
 use hakase_proto::token::TokenError;
 use thiserror::Error;
 
+pub use auth::ServerAuthArgs;
 pub use ending::{Ending, Linger, Stop};
 pub use health::bounded_health;
 pub use limits::{fit_to_descriptors, PortArgs, PortLimits};
 pub use runtime::{init_logging, runtime, LogFormat, Threads};
-pub use signal::{last_signal, shutdown_signal, SIGINT, SIGTERM};
+pub use signal::{last_signal, shutdown_signal, Interrupted, SIGINT, SIGTERM};
 pub use tokens::{require_token, token_name, CheckToken, SharedTokens, TokenName, TokenSource};
 pub use transport::{
     bind, check_transport, grpc_server, incoming, plain_grpc_server, GrpcServer, TlsFiles,
@@ -39,6 +41,9 @@ pub use transport::{
 /// What can stop a server before it serves.
 #[derive(Debug, Error)]
 pub enum ServingError {
+    /// A server of workers was given no token at all.
+    #[error("serving workers needs --token (or HAKASE_TOKEN) or --tokens-file")]
+    NoToken,
     /// The async runtime could not start.
     #[error("starting the async runtime")]
     Runtime(#[source] std::io::Error),

@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
+use thiserror::Error;
+
 /// The number of the last shutdown signal [`shutdown_signal`] saw (0: none yet).
 static LAST_SIGNAL: AtomicI32 = AtomicI32::new(0);
 
@@ -42,5 +44,57 @@ pub async fn shutdown_signal() {
     {
         let _ = tokio::signal::ctrl_c().await;
         LAST_SIGNAL.store(SIGINT, Ordering::Relaxed);
+    }
+}
+
+/// A command stopped by SIGINT or SIGTERM after saving its work; `main` exits with
+/// 128 + the signal's number, as a shell expects of an interrupted program.
+#[derive(Debug, Error)]
+#[error("interrupted by {}; {saved}", signal_name(*.signal))]
+pub struct Interrupted {
+    /// The signal's number.
+    pub signal: i32,
+    /// What was kept and how to go on.
+    pub saved: String,
+}
+
+impl Interrupted {
+    /// Interrupted by the signal the process received (SIGINT when it is not known).
+    pub fn now(saved: String) -> Interrupted {
+        Interrupted {
+            signal: last_signal().unwrap_or(SIGINT),
+            saved,
+        }
+    }
+
+    /// The process exit status: 130 after SIGINT, 143 after SIGTERM.
+    pub fn exit_code(&self) -> u8 {
+        u8::try_from(128 + self.signal).unwrap_or(130)
+    }
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        2 => "SIGINT",
+        15 => "SIGTERM",
+        _ => "a signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interrupted_exit_codes_follow_the_shell() {
+        let int = Interrupted {
+            signal: 2,
+            saved: String::new(),
+        };
+        let term = Interrupted {
+            signal: 15,
+            saved: String::new(),
+        };
+        assert_eq!((int.exit_code(), term.exit_code()), (130, 143));
     }
 }

@@ -5,7 +5,6 @@
 
 use crate::output::plural;
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -13,7 +12,9 @@ use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, INFEASIBLE
 use hakase_core::GuessId;
 use hakase_engine::audit::AuditPolicy;
 use hakase_proto::job::{JobKind, JobSpec};
-use hakase_runs::{self as run, LoadedRun, Store, DEFAULT_DATA_DIR};
+use hakase_runs::{self as run, LoadedRun, Store};
+
+use super::run_args::RunArgs;
 
 /// Re-check a finished run: verify its optimal tree and re-solve the runner-up's claim and
 /// a reproducible share of the other claims, here, with the exact solver.
@@ -22,13 +23,11 @@ use hakase_runs::{self as run, LoadedRun, Store, DEFAULT_DATA_DIR};
 /// resting on unchecked worker claims records the rows confirmed here (`--fraction 1`
 /// confirms them all): `runs`, `chart` and the page then say what it rests on now.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("audited").args(["run"]).required(true)))]
 pub struct Audit {
-    /// The run: a directory, or a run name under --data.
-    #[arg(long, value_name = "R")]
-    pub run: String,
-    /// Where runs live.
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
-    pub data: PathBuf,
+    /// The run to audit.
+    #[command(flatten)]
+    pub at: RunArgs,
     /// Share (0–1) of the claims re-solved besides the runner-up's (the same ones for the
     /// same run every time).
     #[arg(long, value_name = "F", default_value_t = AuditPolicy::DEFAULT_FRACTION)]
@@ -44,11 +43,14 @@ impl Audit {
                 self.fraction
             );
         }
-        let loaded = run::load(&self.run, &self.data)?;
+        let Some(spec) = self.at.spec() else {
+            bail!("name the run to audit (--run R)");
+        };
+        let loaded = run::load(spec, &self.at.data_dir())?;
         let solution = loaded
             .solution
             .as_ref()
-            .with_context(|| format!("run {} is not finished: nothing to audit", self.run))?;
+            .with_context(|| format!("run {spec} is not finished: nothing to audit"))?;
         let best = solution
             .best
             .context("the run proved that no strategy wins; there is no tree to check")?;

@@ -10,7 +10,8 @@ use hakase_core::strategy::STRATEGY_NAMES;
 use hakase_core::{AnswerId, PatternStyle};
 use serde::Serialize;
 
-use super::query::RunArgs;
+use super::query::RunSource;
+use super::run_args::RunArgs;
 use super::{answer_words, guess_len, strategy, style_or_default};
 use crate::game_args::GameArgs;
 use crate::output::chart_table::{write_chart_lines, ChartLine};
@@ -22,7 +23,16 @@ use crate::output::{emit, plural, JsonArg, Label, View};
 /// and what the strategy guesses second. A line like `灰灰灰灰灰  67  ゴルダック` reads: if レントラー
 /// comes back all gray, 67 answers remain and the strategy guesses ゴルダック next. The
 /// all-green line, `(won)`, is the win.
+///
+/// With --run, the chart is a solved run's optimal strategy, with each branch's total and
+/// worst case as extra columns; the run decides the game and the strategy, so --game,
+/// --answers, --guesses, --tries and --strategy are refused with it.
 #[derive(Debug, Args)]
+#[command(group(
+    clap::ArgGroup::new("from_run")
+        .args(["run"])
+        .conflicts_with_all(["game", "answers", "guesses", "tries", "strategy"])
+))]
 pub struct Chart {
     /// The first guess, e.g. レントラー. Default: the strategy's own first guess.
     #[arg(long, value_name = "W")]
@@ -51,17 +61,9 @@ pub struct Chart {
     #[command(flatten)]
     pub output: JsonArg,
 
-    /// Chart the optimal strategy of a solved run instead (a run directory or a name under
-    /// --data), with each branch's total and worst case as extra columns. The run decides
-    /// the game and the strategy, so --game, --answers, --guesses, --tries and --strategy
-    /// are refused with it.
-    #[arg(long, value_name = "R",
-          conflicts_with_all = ["game", "answers", "guesses", "tries", "strategy"])]
-    pub run: Option<String>,
-
-    /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = hakase_runs::DEFAULT_DATA_DIR)]
-    pub data: std::path::PathBuf,
+    /// The solved run to chart instead.
+    #[command(flatten)]
+    pub at: RunArgs,
 }
 
 /// One chart line; `second_guess` is null on the winning line, `total` and `worst` (the
@@ -97,8 +99,8 @@ struct ChartJson {
 impl Chart {
     /// Splits the answers by the first guess's patterns and asks the strategy for each part.
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
-        let view = match &self.run {
-            Some(run) => self.run_view(&RunArgs::named(run, &self.data))?,
+        let view = match self.at.spec() {
+            Some(_) => self.run_view(&RunSource::of(self.at.clone()))?,
             None => self.heuristic_view()?,
         };
         emit(out, self.output, &view)
@@ -147,7 +149,7 @@ impl Chart {
 
     /// The chart of a run's optimal strategy: from its tree, or computed exactly after
     /// another first guess.
-    fn run_view(&self, run: &RunArgs) -> Result<ChartJson> {
+    fn run_view(&self, run: &RunSource) -> Result<ChartJson> {
         let run = run.load()?;
         let game = &run.game;
         let first = self

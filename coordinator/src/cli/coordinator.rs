@@ -21,12 +21,11 @@ use hakase_engine::http;
 use hakase_engine::joblog::JobLog;
 use hakase_engine::plan::{PlanParams, SLICE_MAX_DEFAULT, SPLIT_MIN_AUTO, SPLIT_TAIL_DEFAULT};
 use hakase_engine::server::{bind, serve, ServeOptions};
-use hakase_proto::token::TokenSet;
 use hakase_query::treerun::about;
 use hakase_runs::RunScope;
 use hakase_serving::{
     self, init_logging, shutdown_signal, Ending, Linger, LogFormat, PortLimits, SharedTokens, Stop,
-    Threads, TlsFiles, TokenSource,
+    Threads,
 };
 use tokio::runtime::Runtime;
 
@@ -118,68 +117,10 @@ fn parse_split_min(text: &str) -> Result<usize, String> {
     }
 }
 
-/// Who may talk to a server of workers, and over what: the flags of every command that
-/// serves workers (`coordinator`, `puzzle --listen`), defined once.
-#[derive(Debug, Clone, Args)]
-pub struct ServerAuthArgs {
-    /// Shared token workers and admins must present: at least 16 printable characters,
-    /// e.g. from `openssl rand -hex 32`.
-    #[arg(long, env = "HAKASE_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-    /// Per-worker tokens: one `NAME TOKEN` line each (# comments allowed). Revoke one by
-    /// deleting its line and sending SIGHUP (or restarting); accepted next to --token.
-    #[arg(long, value_name = "FILE")]
-    pub tokens_file: Option<PathBuf>,
-    /// Allow a non-loopback listen address without TLS. Tokens, jobs and results then
-    /// travel in clear: use only on a network you trust.
-    #[arg(long)]
-    pub insecure: bool,
-    /// TLS certificate (PEM); with --tls-key, serve over TLS.
-    #[arg(long, value_name = "FILE", requires = "tls_key")]
-    pub tls_cert: Option<PathBuf>,
-    /// TLS private key (PEM).
-    #[arg(long, value_name = "FILE", requires = "tls_cert")]
-    pub tls_key: Option<PathBuf>,
-}
-
-impl ServerAuthArgs {
-    /// The accepted tokens: --token and the lines of --tokens-file, each checked; at least
-    /// one of them must be given.
-    pub fn tokens(&self) -> Result<TokenSet> {
-        if self.token.is_none() && self.tokens_file.is_none() {
-            bail!("serving workers needs --token (or HAKASE_TOKEN) or --tokens-file");
-        }
-        Ok(self.token_source().read()?)
-    }
-
-    /// Where the tokens come from, to read them again on SIGHUP.
-    pub fn token_source(&self) -> TokenSource {
-        TokenSource {
-            token: self.token.clone(),
-            file: self.tokens_file.clone(),
-        }
-    }
-
-    /// Refuses to serve on `listen` in clear beyond this machine unless --insecure says so.
-    pub fn check_transport(&self, listen: SocketAddr) -> Result<()> {
-        Ok(hakase_serving::check_transport(
-            listen,
-            self.tls_cert.is_some(),
-            self.insecure,
-        )?)
-    }
-
-    /// The certificate and key to serve TLS with, when both are given.
-    pub fn tls(&self) -> Option<TlsFiles> {
-        let (cert, key) = self.tls_cert.clone().zip(self.tls_key.clone())?;
-        Some(TlsFiles { cert, key })
-    }
-}
-
 /// Serve a run to workers and print its proven result.
 ///
 /// Workers join with `hakase worker --connect URL`; `hakase status --connect URL` shows
-/// progress. The run lives in --db: stop the coordinator at any time (Ctrl-C, SIGTERM or
+/// progress. The run lives in --run (alias --db): stop the coordinator at any time (Ctrl-C, SIGTERM or
 /// even kill -9) and start the same command again to resume without losing finished jobs.
 #[derive(Debug, Args)]
 #[command(group(
@@ -192,13 +133,13 @@ pub struct Coordinator {
     /// Address to listen on (port 0 picks a free port; the address is printed).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:7700")]
     pub listen: SocketAddr,
-    /// The run database directory (default: the one `hakase solve` picks for the same game
-    /// and options, under hakase-data/, so either command resumes the other's run).
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    /// The run (default: the one `hakase solve` picks for the same game and options, so
+    /// either command resumes the other's run).
+    #[command(flatten)]
+    pub at: super::run_args::RunArgs,
     /// Tokens and TLS.
     #[command(flatten)]
-    pub auth: ServerAuthArgs,
+    pub auth: hakase_serving::ServerAuthArgs,
 
     /// What one client may cost the gRPC port (docs/security.md).
     #[command(flatten)]
@@ -380,10 +321,10 @@ impl Coordinator {
         })
     }
 
-    /// The run database: --db, or the directory `hakase solve` picks for the same run.
+    /// The run database: --run, or the directory `hakase solve` picks for the same run.
     fn db_dir(&self, game: &Game, config: &SolverConfig, scope: &RunScope) -> PathBuf {
-        self.db.clone().unwrap_or_else(|| {
-            let whole = hakase_runs::locate::default_run_dir(game.name(), config);
+        self.at.writer_dir(|data| {
+            let whole = hakase_runs::locate::default_run_dir(data, game.name(), config);
             hakase_runs::locate::scoped_run_dir(&whole, scope)
         })
     }
@@ -429,7 +370,7 @@ impl Coordinator {
         out: &mut dyn Write,
     ) -> Result<()> {
         match finished? {
-            false => Err(super::guard::Interrupted::now(format!(
+            false => Err(hakase_serving::Interrupted::now(format!(
                 "finished jobs are saved in {} — run the same command again to resume",
                 db.display()
             ))

@@ -24,16 +24,12 @@ use serde::Serialize;
 /// --game (optionally from --first W), which is quick for small games.
 #[derive(Debug, Args)]
 pub struct Display {
-    /// The run whose chart to show (a run directory or a name under --data).
-    #[arg(long, value_name = "R", conflicts_with = "game")]
-    pub run: Option<String>,
-
-    /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = hakase_runs::DEFAULT_DATA_DIR)]
-    pub data: PathBuf,
+    /// The run whose chart to show.
+    #[command(flatten)]
+    pub at: crate::cli::run_args::RunArgs,
 
     /// Without a run: solve this preset game exactly in memory.
-    #[arg(long, value_name = "G")]
+    #[arg(long, value_name = "G", conflicts_with = "run")]
     pub game: Option<String>,
 
     /// The first guess (default: the optimal one).
@@ -184,7 +180,7 @@ impl Display {
         }
         let mut report = DisplayReport {
             game: view.game.clone(),
-            run: self.run.clone(),
+            run: self.at.run.clone(),
             first_guess: view.first_guess.clone(),
             label: view.label,
             mean: view.mean_guesses,
@@ -246,8 +242,8 @@ impl Display {
 
     /// The chart to show: from the run, or from an in-memory exact solve.
     fn view(&self) -> Result<ChartView> {
-        if let Some(run) = &self.run {
-            let run = hakase_runs::load(run, &self.data)
+        if let Some(run) = self.at.spec() {
+            let run = hakase_runs::load(run, &self.at.data_dir())
                 .with_context(|| format!("loading run {run:?}"))?;
             let first = self
                 .first

@@ -13,7 +13,7 @@ use hakase_query::treerun::tree_about;
 use hakase_runs::LoadedRun;
 use serde::Serialize;
 
-use super::query::RunArgs;
+use super::query::RunSource;
 
 /// Write a run's optimal tree: the JSON document, one line per answer, or Graphviz dot.
 ///
@@ -24,7 +24,7 @@ use super::query::RunArgs;
 pub struct Export {
     /// The run.
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: RunSource,
 
     /// json (versioned document, readable by `hakase verify`), text (one line per answer) or
     /// dot (the first two levels, for Graphviz: `dot -Tsvg`).

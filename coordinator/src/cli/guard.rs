@@ -1,5 +1,6 @@
 //! Checks made before a long command starts, so a bad flag fails in a second instead of
-//! after hours of work, and the exit status of a command stopped by a signal.
+//! after hours of work. (A command stopped by a signal says so with
+//! [`hakase_serving::Interrupted`].)
 
 use crate::output::plural;
 use std::fs::OpenOptions;
@@ -7,45 +8,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use hakase_core::Game;
-use hakase_serving::{last_signal, SIGINT};
-use thiserror::Error;
 
 /// Most threads (or jobs at once) a command accepts: more only wastes memory on stacks.
 pub const MAX_THREADS: usize = 1024;
-
-/// A command stopped by SIGINT or SIGTERM after saving its work; `main` exits with
-/// 128 + the signal's number, as a shell expects of an interrupted program.
-#[derive(Debug, Error)]
-#[error("interrupted by {}; {saved}", signal_name(*.signal))]
-pub struct Interrupted {
-    /// The signal's number.
-    pub signal: i32,
-    /// What was kept and how to go on.
-    pub saved: String,
-}
-
-impl Interrupted {
-    /// Interrupted by the signal the process received (SIGINT when it is not known).
-    pub fn now(saved: String) -> Interrupted {
-        Interrupted {
-            signal: last_signal().unwrap_or(SIGINT),
-            saved,
-        }
-    }
-
-    /// The process exit status: 130 after SIGINT, 143 after SIGTERM.
-    pub fn exit_code(&self) -> u8 {
-        u8::try_from(128 + self.signal).unwrap_or(130)
-    }
-}
-
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        2 => "SIGINT",
-        15 => "SIGTERM",
-        _ => "a signal",
-    }
-}
 
 /// Fails unless `path` can be written: its directory exists and takes new files, and the
 /// file itself (when it exists) is a writable file. Nothing is created or changed.
@@ -139,19 +104,6 @@ mod tests {
             format!("--tree-out {}: is a directory", dir.display())
         );
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn interrupted_exit_codes_follow_the_shell() {
-        let int = Interrupted {
-            signal: 2,
-            saved: String::new(),
-        };
-        let term = Interrupted {
-            signal: 15,
-            saved: String::new(),
-        };
-        assert_eq!((int.exit_code(), term.exit_code()), (130, 143));
     }
 
     #[test]

@@ -22,6 +22,7 @@ pub mod rank;
 pub mod ranking;
 pub mod ranking_check;
 pub mod review;
+pub mod run_args;
 pub mod runs;
 pub mod serve;
 pub mod shell;

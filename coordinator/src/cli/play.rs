@@ -12,7 +12,7 @@ use hakase_core::query::Oracle;
 use hakase_core::Pattern;
 use hakase_query::view::NextView;
 
-use super::query::{write_next, RunArgs};
+use super::query::{write_next, RunSource};
 
 /// Play with the optimal strategy at your side.
 ///
@@ -25,7 +25,7 @@ use super::query::{write_next, RunArgs};
 pub struct Play {
     /// The run whose strategy to follow.
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: RunSource,
 
     /// Write each turn as one JSON line instead of text.
     #[command(flatten)]

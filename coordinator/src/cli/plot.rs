@@ -22,7 +22,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Serialize;
 
-use super::query::RunArgs;
+use super::query::RunSource;
 use super::strategy;
 
 /// Plot how many guesses each answer needs: the run's optimum and a heuristic.
@@ -31,7 +31,7 @@ use super::strategy;
 pub struct Plot {
     /// The run.
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: RunSource,
 
     /// Write the plot as a PNG image.
     #[arg(long, value_name = "FILE")]

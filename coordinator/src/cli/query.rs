@@ -4,23 +4,26 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
-use clap::Args;
+use clap::{ArgGroup, Args};
 use hakase_core::history::Step;
 use hakase_core::query::NextGuess;
 use hakase_query::ranking::{load_ranking, RankingView, RunRanking};
 use hakase_query::treerun::load_tree_file;
 use hakase_query::view::NextView;
-use hakase_runs::{self as run, LoadedRun, DEFAULT_DATA_DIR};
+use hakase_runs::{self as run, LoadedRun};
 
+use super::run_args::RunArgs;
 use super::{write_json, write_words, HistoryArgs};
 use crate::output::plural;
 
-/// Which run to answer from; shared by every command that reads runs.
+/// What to answer from, a run or a tree file; shared by every command that reads one
+/// (`query`, `play`, `plot`, `export`, `chart --run`, `review`).
 #[derive(Debug, Clone, Args)]
-pub struct RunArgs {
-    /// The run: a run directory, or the name of one under --data (see `hakase runs`).
-    #[arg(long, value_name = "R", required_unless_present = "tree")]
-    pub run: Option<String>,
+#[command(group(ArgGroup::new("source").args(["run", "tree"]).required(true)))]
+pub struct RunSource {
+    /// The run.
+    #[command(flatten)]
+    pub at: RunArgs,
 
     /// Answer from a tree file instead (JSON or text, as `solve --tree-out` writes).
     #[arg(long, value_name = "FILE", conflicts_with = "run")]
@@ -29,31 +32,25 @@ pub struct RunArgs {
     /// The game of a text tree file (a JSON tree names its own).
     #[arg(long, value_name = "G", requires = "tree")]
     pub game: Option<String>,
-
-    /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
-    pub data: PathBuf,
 }
 
-impl RunArgs {
-    /// The run called `run` under `data`.
-    pub fn named(run: &str, data: &std::path::Path) -> RunArgs {
-        RunArgs {
-            run: Some(run.to_string()),
+impl RunSource {
+    /// The run `at`, not a tree file.
+    pub fn of(at: RunArgs) -> RunSource {
+        RunSource {
+            at,
             tree: None,
             game: None,
-            data: data.to_path_buf(),
         }
     }
 
     /// Loads the run or tree file into memory (a run database is closed again at once).
     pub fn load(&self) -> Result<LoadedRun> {
-        match (&self.tree, &self.run) {
+        match (&self.tree, self.at.spec()) {
             (Some(tree), _) => load_tree_file(tree, self.game.as_deref())
                 .with_context(|| format!("loading tree file {}", tree.display())),
-            (None, Some(spec)) => {
-                run::load(spec, &self.data).with_context(|| format!("loading run {spec:?}"))
-            }
+            (None, Some(spec)) => run::load(spec, &self.at.data_dir())
+                .with_context(|| format!("loading run {spec:?}")),
             (None, None) => bail!("name a run (--run R) or a tree file (--tree FILE)"),
         }
     }
@@ -67,7 +64,7 @@ impl RunArgs {
 pub struct Query {
     /// The run to answer from.
     #[command(flatten)]
-    pub run: RunArgs,
+    pub run: RunSource,
 
     /// The guesses played so far.
     #[command(flatten)]
@@ -103,8 +100,8 @@ impl Query {
 impl Query {
     /// `--opener W…`: each word's row of the run's ranking.
     fn openers(&self, out: &mut dyn Write) -> Result<()> {
-        let ranking = match (&self.run.tree, &self.run.run) {
-            (None, Some(spec)) => load_ranking(spec, &self.run.data)
+        let ranking = match (&self.run.tree, self.run.at.spec()) {
+            (None, Some(spec)) => load_ranking(spec, &self.run.at.data_dir())
                 .with_context(|| format!("reading the ranking of run {spec:?}"))?,
             _ => {
                 let run = self.run.load()?;

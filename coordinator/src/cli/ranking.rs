@@ -3,7 +3,6 @@
 //! English Wordle shipped with hakase.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use crate::output::{emit, plural, JsonArg, Table, View};
 use anyhow::{bail, Context, Result};
@@ -12,19 +11,20 @@ use hakase_core::presets::load_preset;
 use hakase_core::rankings::SHIPPED_GAME;
 use hakase_core::solver::{Mode, SolverConfig};
 use hakase_query::ranking::{load_ranking, RankedGuess, RankingError, RankingView, RunRanking};
-use hakase_runs::DEFAULT_DATA_DIR;
 
 use crate::cli::ranking_check::{CheckedView, RowCheck};
 
 /// Print the ranking of first guesses of a run: each one's exact total, mean and rank (or a
 /// proven lower bound where the run cut it off). Works on a run still in progress. Without
 /// --run, `--game wordle [--hard]` answers from the exact rankings shipped with hakase.
+///
+/// The run is e.g. wordle-rank-all from `hakase solve --game wordle --rank-all`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("ranked").args(["run", "game"]).required(true)))]
 pub struct Ranking {
-    /// The run: a directory, or a name under --data (see `hakase runs`), e.g.
-    /// wordle-rank-all from `hakase solve --game wordle --rank-all`.
-    #[arg(long, value_name = "R", required_unless_present = "game")]
-    pub run: Option<String>,
+    /// The run to rank the first guesses of.
+    #[command(flatten)]
+    pub at: crate::cli::run_args::RunArgs,
 
     /// Without --run: the game whose shipped ranking to read (only `wordle` is shipped: every
     /// opener of the original lists, 2315 answers and 12,972 guesses).
@@ -40,10 +40,6 @@ pub struct Ranking {
     /// solver and say whether each matches; exit status 1 when one does not.
     #[arg(long)]
     pub check: bool,
-
-    /// The data directory the run name is looked up in.
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
-    pub data: PathBuf,
 
     /// Rows to print, best first (default: 20 as text, all as TSV or JSON).
     #[arg(long, value_name = "N")]
@@ -122,8 +118,8 @@ impl Ranking {
             RankingError::Run(e) => anyhow::Error::new(e),
             other => anyhow::Error::new(other),
         };
-        match (&self.run, &self.game) {
-            (Some(run), _) => load_ranking(run, &self.data).map_err(unwrap),
+        match (self.at.spec(), &self.game) {
+            (Some(run), _) => load_ranking(run, &self.at.data_dir()).map_err(unwrap),
             (None, Some(game)) => {
                 let game = load_preset(game).with_context(|| format!("loading game {game:?}"))?;
                 let config = SolverConfig {

@@ -11,9 +11,10 @@ use hakase_core::presets::{load_preset, DEFAULT_GAME};
 use hakase_core::review::{read_game, ReviewCache, Rules};
 use hakase_core::{FeedbackTable, Game};
 use hakase_query::review::{ColoursInput, GameInput, MoveState, MoveView, ReviewView, Subject};
-use hakase_runs::{LoadedRun, DEFAULT_DATA_DIR};
+use hakase_runs::LoadedRun;
 
-use super::query::RunArgs;
+use super::query::RunSource;
+use super::run_args::RunArgs;
 use super::{write_json, HistoryArgs};
 
 /// Positions solved on the spot by default at most: the root of every Pokémon game fits; the
@@ -64,17 +65,13 @@ pub struct Review {
     #[arg(long, value_name = "WORD")]
     pub answer: Option<String>,
 
-    /// Judge against this run: a run directory, or the name of one under --data.
-    #[arg(long, value_name = "R")]
-    pub run: Option<String>,
+    /// Judge against this run.
+    #[command(flatten)]
+    pub at: RunArgs,
 
     /// Judge against this tree file (JSON or text, as `solve --tree-out` writes).
     #[arg(long, value_name = "FILE", conflicts_with = "run")]
     pub tree: Option<PathBuf>,
-
-    /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
-    pub data: PathBuf,
 
     /// The game: without a run, the one solved on the spot (default pokemon-today); with a
     /// text tree file, its game.
@@ -137,14 +134,13 @@ impl Review {
 
     /// The run or tree file judged against, if one is named.
     fn load_run(&self) -> Result<Option<LoadedRun>> {
-        if self.run.is_none() && self.tree.is_none() {
+        if self.at.spec().is_none() && self.tree.is_none() {
             return Ok(None);
         }
-        let args = RunArgs {
-            run: self.run.clone(),
+        let args = RunSource {
+            at: self.at.clone(),
             tree: self.tree.clone(),
             game: self.game.clone(),
-            data: self.data.clone(),
         };
         args.load().map(Some)
     }

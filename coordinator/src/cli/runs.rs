@@ -19,10 +19,9 @@ use serde::Serialize;
 /// guess and total.
 #[derive(Debug, Args)]
 pub struct Runs {
-    /// The data directory (itself a run, or holding one run per subdirectory; default
-    /// hakase-data, where `hakase solve` stores its runs).
-    #[arg(long, value_name = "DIR")]
-    pub data: Option<PathBuf>,
+    /// The data directory to list (itself a run, or holding one run per subdirectory).
+    #[command(flatten)]
+    pub data: super::run_args::DataArgs,
 
     /// Text or JSON.
     #[command(flatten)]
@@ -148,7 +147,7 @@ impl Runs {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         // A mistyped --data must not read as "no runs yet"; the default directory is only
         // missing until the first solve.
-        let data = match self.data {
+        let data = match self.data.data {
             Some(data) => {
                 check_data_dir(&data)?;
                 data

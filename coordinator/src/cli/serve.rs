@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use hakase_query::web;
 use hakase_query::{
-    serve_live, LiveCatalog, QueryService, ScanReport, ServiceLimits, Sources, TreeSource,
+    serve_service, QueryService, RescannedCatalog, ScanReport, ServiceLimits, Sources, TreeSource,
     SOLVE_TIME,
 };
 use hakase_runs::DEFAULT_DATA_DIR;
@@ -200,7 +200,7 @@ impl Serve {
     pub fn run(self, out: &mut dyn Write) -> Result<()> {
         let sources = self.sources();
         self.check_data_dirs(&sources.data_dirs)?;
-        let (catalog, report) = LiveCatalog::scan(sources.clone());
+        let (catalog, report) = RescannedCatalog::scan(sources.clone());
         print_skipped(&report, &[]);
         // Later rescans are anyone's to ask for: from now on no word list outside a run.
         hakase_runs::custom::forbid_outside_lists();
@@ -258,7 +258,9 @@ impl Serve {
             });
             let stopped = stop.stopped();
             let grpc_task =
-                tokio::spawn(async move { serve_live(service, grpc, &grpc_limits, stopped).await });
+                tokio::spawn(
+                    async move { serve_service(service, grpc, &grpc_limits, stopped).await },
+                );
             shutdown_signal().await;
             stop.stop();
             let _ = rescans.await;
@@ -277,7 +279,7 @@ impl Serve {
 
 /// Rescans every `secs` seconds (never when 0) until `stop`, logging what changed.
 async fn rescan_loop(
-    catalog: Arc<LiveCatalog>,
+    catalog: Arc<RescannedCatalog>,
     mut last: ScanReport,
     secs: u64,
     stop: impl std::future::Future<Output = ()>,
@@ -307,7 +309,7 @@ async fn rescan_loop(
 }
 
 /// Prints the runs that could not be loaded, once per new error.
-fn print_skipped(report: &ScanReport, already: &[hakase_query::live::Skipped]) {
+fn print_skipped(report: &ScanReport, already: &[hakase_query::rescan::Skipped]) {
     for skipped in report.skipped.iter().filter(|s| !already.contains(s)) {
         eprintln!("skipping {}: {}", skipped.path.display(), skipped.error);
     }

@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::outcome::NoWin;
+use super::run_args::RunArgs;
 use super::solver_args::SolverArgs;
 use crate::game_args::GameArgs;
 use crate::output::progress::FirstGuessBar;
@@ -88,12 +89,10 @@ pub struct Solve {
     #[arg(long)]
     pub in_memory: bool,
 
-    /// The database of the resumable run: stop at any time and run the same command again
-    /// to continue where it stopped. By default each game and set of options gets its own
-    /// run under ./hakase-data/ (e.g. hakase-data/pokemon-today), which `hakase query --run
-    /// pokemon-today` and the other run commands find by that name.
-    #[arg(long, value_name = "DIR")]
-    pub db: Option<PathBuf>,
+    /// The resumable run: stop at any time and run the same command again to continue where
+    /// it stopped; `hakase query --run NAME` and the other run commands find it by name.
+    #[command(flatten)]
+    pub at: RunArgs,
 
     /// Search threads (default: all cores).
     #[arg(long, value_name = "N")]
@@ -245,9 +244,8 @@ impl Solve {
         use crate::output::run_report as report;
         use hakase_engine::checkpoint::{run_checkpointed, CheckpointOptions};
         let db = self
-            .db
-            .clone()
-            .unwrap_or_else(|| scoped_run_dir(&default_run_dir(game.name(), &config), scope));
+            .at
+            .writer_dir(|data| scoped_run_dir(&default_run_dir(data, game.name(), &config), scope));
 
         let stop = stop_on_signal();
         let options = CheckpointOptions {
@@ -264,7 +262,7 @@ impl Solve {
         .with_context(|| format!("solving with the run database {}", db.display()))?;
         reporter.finish();
         let Some(outcome) = outcome else {
-            return Err(super::guard::Interrupted::now(format!(
+            return Err(hakase_serving::Interrupted::now(format!(
                 "finished work is saved in {} — run the same command again to resume",
                 db.display()
             ))
@@ -345,9 +343,8 @@ impl Solve {
     ) -> Result<()> {
         let word = game.guess_text(guess).to_string();
         let db = self
-            .db
-            .clone()
-            .unwrap_or_else(|| first_run_dir(&default_run_dir(game.name(), &config), &word));
+            .at
+            .writer_dir(|data| first_run_dir(&default_run_dir(data, game.name(), &config), &word));
         let stop = stop_on_signal();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(self.threads.unwrap_or(0))
@@ -369,7 +366,7 @@ impl Solve {
         .with_context(|| format!("solving with the run database {}", db.display()))?;
         reporter.finish();
         let Some(outcome) = outcome else {
-            return Err(super::guard::Interrupted::now(format!(
+            return Err(hakase_serving::Interrupted::now(format!(
                 "the run {} was stopped — run the same command again to solve it",
                 db.display()
             ))

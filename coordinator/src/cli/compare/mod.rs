@@ -24,7 +24,6 @@ use hakase_core::strategies::scoreboard::{
 use hakase_core::strategies::universe::Universe;
 use hakase_core::word::read_word_list;
 use hakase_core::{FeedbackTable, Game, GuessId};
-use hakase_runs::DEFAULT_DATA_DIR;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -54,13 +53,9 @@ pub struct Compare {
           value_parser = PossibleValuesParser::new(COMPARE_NAMES))]
     pub strategies: Vec<String>,
 
-    /// Take the optimum from this solved run (a directory, or a name under --data).
-    #[arg(long, value_name = "R")]
-    pub run: Option<String>,
-
-    /// The data directory run names are looked up in.
-    #[arg(long, value_name = "DIR", default_value = DEFAULT_DATA_DIR)]
-    pub data: PathBuf,
+    /// Take the optimum from this solved run.
+    #[command(flatten)]
+    pub at: crate::cli::run_args::RunArgs,
 
     /// Where the frequency-* strategies take their candidates from, in order: `answers`,
     /// `guesses` or a word-list file, comma-separated (the first list with a word that fits
@@ -199,7 +194,7 @@ impl Compare {
             .iter()
             .filter_map(|name| contender(name, &options))
             .collect();
-        let reference = Reference::find(game, table, first, self.run.as_deref(), &self.data)?;
+        let reference = Reference::find(game, table, first, self.at.spec(), &self.at.data_dir())?;
         let comparison = compare(
             game,
             table,

@@ -1,8 +1,6 @@
 //! `hakase puzzle`: generated puzzles with unique solutions and graded difficulty, one at a
 //! time or a resumable batch (a year of daily puzzles).
 
-pub mod files;
-pub mod run;
 mod show;
 
 use std::io::Write;
@@ -19,9 +17,9 @@ use hakase_device::{render_puzzle, write_png, PanelColour};
 
 use super::write_json;
 use crate::game_args::GameArgs;
-use files::Header;
-use run::{write_summary, BatchRun};
-use show::{device_view, puzzle_text, solution_text};
+use hakase_batch::sheet::{puzzle_text, solution_text};
+use hakase_batch::{write_summary, BatchError, BatchRun, Header};
+use show::device_view;
 
 /// The largest batch `--count` asks for: a batch is planned in memory before any puzzle is
 /// written, so a mistyped count must be refused, not abort on allocation.
@@ -87,7 +85,7 @@ pub struct PuzzleCommand {
 
     /// A batch made by workers.
     #[command(flatten)]
-    pub serve: crate::batch::ServeArgs,
+    pub serve: hakase_batch::ServeArgs,
 }
 
 impl PuzzleCommand {
@@ -173,14 +171,15 @@ impl PuzzleCommand {
         };
         let slots = plan(count, mix, &kinds, self.seed);
         let tokens = match self.serve.listen {
-            Some(_) => Some(self.serve.check()?),
+            Some(_) => Some(self.serve.check().map_err(batch_error)?),
             None => None,
         };
         let mut run = BatchRun::open(dir, &header, slots)?;
         let mut checked = None;
         if let (Some(listen), Some(tokens)) = (self.serve.listen, tokens) {
             let (served, line) =
-                crate::batch::serve(&self.serve, listen, run, tokens, &tables, self.seed)?;
+                hakase_batch::serve(&self.serve, listen, run, tokens, &tables, self.seed)
+                    .map_err(batch_error)?;
             run = served;
             checked = Some(line);
         } else {
@@ -205,7 +204,16 @@ impl PuzzleCommand {
         if self.output.json {
             return write_json(out, &summary);
         }
-        write_summary(out, &summary)
+        Ok(write_summary(out, &summary)?)
+    }
+}
+
+/// A batch's error for `main`: an interrupted server as the [`hakase_serving::Interrupted`]
+/// `main` looks for (its exit status is 128 + the signal), anything else as it is.
+fn batch_error(err: BatchError) -> anyhow::Error {
+    match err {
+        BatchError::Interrupted(interrupted) => interrupted.into(),
+        err => err.into(),
     }
 }
 

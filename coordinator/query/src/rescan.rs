@@ -93,16 +93,16 @@ struct Stamp {
 }
 
 /// The served runs, swapped whole by each rescan.
-pub struct LiveCatalog {
+pub struct RescannedCatalog {
     sources: Option<Sources>,
     current: RwLock<Arc<RunCatalog>>,
     seen: Mutex<HashMap<PathBuf, Seen>>,
 }
 
-impl LiveCatalog {
+impl RescannedCatalog {
     /// A catalog that never changes (tests, embedded use).
-    pub fn fixed(catalog: RunCatalog) -> LiveCatalog {
-        LiveCatalog {
+    pub fn fixed(catalog: RunCatalog) -> RescannedCatalog {
+        RescannedCatalog {
             sources: None,
             current: RwLock::new(Arc::new(catalog)),
             seen: Mutex::new(HashMap::new()),
@@ -110,14 +110,14 @@ impl LiveCatalog {
     }
 
     /// A catalog over `sources`, scanned once now.
-    pub fn scan(sources: Sources) -> (LiveCatalog, ScanReport) {
-        let live = LiveCatalog {
+    pub fn scan(sources: Sources) -> (RescannedCatalog, ScanReport) {
+        let catalog = RescannedCatalog {
             sources: Some(sources),
             current: RwLock::new(Arc::new(RunCatalog::default())),
             seen: Mutex::new(HashMap::new()),
         };
-        let report = live.rescan();
-        (live, report)
+        let report = catalog.rescan();
+        (catalog, report)
     }
 
     /// The catalog as of the last scan.

@@ -5,8 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::output::plural;
-use anyhow::Result;
+use hakase_core::plural::plural;
 use hakase_core::solver::SolverConfig;
 use hakase_core::GameTable;
 use hakase_engine::audit::AuditPolicy;
@@ -14,7 +13,8 @@ use hakase_proto::options::solver_options;
 use hakase_proto::v1::{GameSpec, SolverOptions};
 use hakase_runs::new_audit_key;
 
-use crate::cli::puzzle::run::BatchRun;
+use crate::error::Result;
+use crate::run::BatchRun;
 
 /// Everything the services share.
 pub struct Shared {

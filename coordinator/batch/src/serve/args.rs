@@ -2,12 +2,13 @@
 
 use std::net::SocketAddr;
 
-use anyhow::{bail, Result};
 use clap::Args;
 use hakase_engine::audit::AuditPolicy;
 use hakase_proto::token::TokenSet;
 
-use crate::cli::coordinator::ServerAuthArgs;
+use hakase_serving::ServerAuthArgs;
+
+use crate::error::{BatchError, Result};
 
 /// How a batch is served to workers.
 #[derive(Debug, Args)]
@@ -39,14 +40,11 @@ impl ServeArgs {
     /// Checks the serving options before anything is made; returns the accepted tokens.
     pub fn check(&self) -> Result<TokenSet> {
         if !(0.0..=1.0).contains(&self.audit_fraction) {
-            bail!(
-                "--audit-fraction must be between 0 and 1, not {}",
-                self.audit_fraction
-            );
+            return Err(BatchError::AuditFraction(self.audit_fraction));
         }
         if let Some(listen) = self.listen {
             self.auth.check_transport(listen)?;
         }
-        self.auth.tokens()
+        Ok(self.auth.tokens()?)
     }
 }

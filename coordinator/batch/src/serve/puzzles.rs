@@ -16,7 +16,7 @@ use tonic::{Request, Response, Status};
 use super::ids::{job_id, read_id};
 use super::service::Service;
 use super::state::State;
-use crate::cli::puzzle::files::Claim;
+use crate::files::Claim;
 
 /// A claim the batch still waits for: its slot, the claim, and the worker's milliseconds.
 type Waited = (Slot, Claim, u64);
@@ -180,7 +180,7 @@ impl Service {
                 .run
                 .dir
                 .append_claims(&kept)
-                .map_err(|e| Status::internal(format!("{e:#}")))?;
+                .map_err(|e| Status::internal(hakase_serving::chain(&e)))?;
         }
         for (slot, claim, ms, remade) in fresh {
             let checked = &mut state.checked;
@@ -196,7 +196,7 @@ impl Service {
             state
                 .run
                 .made(&slot, claim.attempt, claim.puzzle, Some(ms as f64))
-                .map_err(|e| Status::internal(format!("{e:#}")))?;
+                .map_err(|e| Status::internal(hakase_serving::chain(&e)))?;
         }
         if state.run.order.is_done() {
             let _ = self.0.done.send(true);

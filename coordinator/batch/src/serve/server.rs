@@ -6,24 +6,23 @@ use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
 use hakase_core::GameTable;
 use hakase_engine::audit::AuditPolicy;
-use hakase_engine::server::bind;
 use hakase_proto::token::TokenSet;
 use hakase_proto::v1::cluster_server::ClusterServer;
 use hakase_proto::v1::puzzles_server::PuzzlesServer;
 use hakase_proto::MAX_MESSAGE_BYTES;
 use hakase_serving::{
-    self, init_logging, CheckToken, Ending, Linger, LogFormat, PortLimits, SharedTokens, Threads,
+    self, init_logging, CheckToken, Ending, Interrupted, Linger, LogFormat, PortLimits,
+    SharedTokens, Threads,
 };
 use tonic::service::interceptor::InterceptedService;
 
 use super::args::ServeArgs;
 use super::service::Service;
 use super::state::Shared;
-use crate::cli::guard::Interrupted;
-use crate::cli::puzzle::run::BatchRun;
+use crate::error::{BatchError, Result};
+use crate::run::BatchRun;
 
 /// Serves `run`'s days until every day is settled (then returns the run and how claims
 /// were checked) or a signal arrives (an error saying how to resume).
@@ -55,12 +54,12 @@ pub fn serve(
     };
     runtime.block_on(serve_days(args, listen, service, tokens, shutdown))?;
     drop(runtime);
-    let shared =
-        Arc::try_unwrap(shared).map_err(|_| anyhow::anyhow!("the server still holds the batch"))?;
+    let shared = Arc::try_unwrap(shared)
+        .map_err(|_| BatchError::State("the server still holds the batch"))?;
     let state = shared
         .state
         .into_inner()
-        .map_err(|_| anyhow::anyhow!("the batch state is poisoned"))?;
+        .map_err(|_| BatchError::State("the batch state is poisoned"))?;
     if ending.interrupted() || !state.run.order.is_done() {
         return Err(Interrupted::now(format!(
             "the days made so far are kept in {} — run the same command again to resume",
@@ -92,7 +91,9 @@ async fn serve_days(
     tokens: SharedTokens,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<()> {
-    let (listener, local) = bind(listen).await?;
+    let (listener, local) = hakase_serving::bind(listen)
+        .await
+        .map_err(|e| BatchError::Listen(hakase_serving::chain(&e)))?;
     eprintln!("hakase coordinator listening on {local}");
     let auth = CheckToken::new(tokens);
     let cluster = InterceptedService::new(
@@ -124,5 +125,5 @@ async fn serve_days(
         .add_service(puzzles)
         .serve_with_incoming_shutdown(hakase_serving::incoming(listener, &limits), shutdown)
         .await
-        .context("serving the batch")
+        .map_err(BatchError::Transport)
 }

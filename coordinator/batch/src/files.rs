@@ -13,12 +13,12 @@ use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
 use hakase_core::puzzle::{Kind, Puzzle};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use super::show::{puzzle_text, solution_text};
+use crate::error::{BatchError, Result};
+use crate::sheet::{puzzle_text, solution_text};
 
 /// What identifies a batch: a rerun must ask for exactly the same.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,27 +62,29 @@ const CLAIMS: &str = "claims.jsonl";
 impl BatchDir {
     /// Opens or creates the batch in `dir`; returns it with the puzzles already made.
     pub fn open(dir: &Path, header: &Header) -> Result<(BatchDir, Vec<Puzzle>)> {
-        fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        fs::create_dir_all(dir).map_err(BatchError::io("creating", dir))?;
         let header_path = dir.join(HEADER);
         if header_path.exists() {
             let text = fs::read_to_string(&header_path)
-                .with_context(|| format!("reading {}", header_path.display()))?;
-            let stored: Header = serde_json::from_str(&text)
-                .with_context(|| format!("reading {}", header_path.display()))?;
+                .map_err(BatchError::io("reading", &header_path))?;
+            let stored: Header =
+                serde_json::from_str(&text).map_err(|source| BatchError::Json {
+                    path: header_path.clone(),
+                    source,
+                })?;
             if &stored != header {
-                bail!(
-                    "{} holds another batch ({} seed {} count {} levels {}); use another --out",
-                    dir.display(),
-                    stored.game,
-                    stored.seed,
-                    stored.count,
-                    stored.levels
-                );
+                return Err(BatchError::Another {
+                    dir: dir.to_path_buf(),
+                    game: stored.game,
+                    seed: stored.seed,
+                    count: stored.count,
+                    levels: stored.levels,
+                });
             }
         } else {
-            let text = serde_json::to_string_pretty(header)?;
+            let text = serde_json::to_string_pretty(header).map_err(BatchError::Encode)?;
             fs::write(&header_path, text + "\n")
-                .with_context(|| format!("writing {}", header_path.display()))?;
+                .map_err(BatchError::io("writing", &header_path))?;
         }
         let lines_path = dir.join(LINES);
         let done = read_lines(&lines_path)?;
@@ -90,7 +92,7 @@ impl BatchDir {
             .create(true)
             .append(true)
             .open(&lines_path)
-            .with_context(|| format!("opening {}", lines_path.display()))?;
+            .map_err(BatchError::io("opening", &lines_path))?;
         Ok((
             BatchDir {
                 dir: dir.to_path_buf(),
@@ -116,7 +118,7 @@ impl BatchDir {
                 .create(true)
                 .append(true)
                 .open(&path)
-                .with_context(|| format!("opening {}", path.display()))?,
+                .map_err(BatchError::io("opening", &path))?,
         );
         Ok(claims)
     }
@@ -124,10 +126,9 @@ impl BatchDir {
     /// Appends checked claims durably (one sync for all of them).
     pub fn append_claims(&mut self, claims: &[Claim]) -> Result<()> {
         let path = self.dir.join(CLAIMS);
-        let file = self
-            .claims
-            .as_mut()
-            .with_context(|| format!("{} is not open", path.display()))?;
+        let Some(file) = self.claims.as_mut() else {
+            return Err(BatchError::ClaimsNotOpen { path });
+        };
         append_synced(file, &path, claims)
     }
 
@@ -135,11 +136,11 @@ impl BatchDir {
     pub fn finish(&self, puzzles: &[Puzzle]) -> Result<()> {
         let write = |name: &str, text: String| {
             let path = self.dir.join(name);
-            fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+            fs::write(&path, text).map_err(BatchError::io("writing", &path))
         };
         write(
             "puzzles.json",
-            serde_json::to_string_pretty(puzzles)? + "\n",
+            serde_json::to_string_pretty(puzzles).map_err(BatchError::Encode)? + "\n",
         )?;
         let sheet: Vec<String> = puzzles.iter().map(puzzle_text).collect();
         write("sheet.txt", sheet.join("\n"))?;
@@ -147,7 +148,7 @@ impl BatchDir {
         write("solutions.txt", solutions.join("\n"))?;
         let claims = self.dir.join(CLAIMS);
         if claims.exists() {
-            fs::remove_file(&claims).with_context(|| format!("removing {}", claims.display()))?;
+            fs::remove_file(&claims).map_err(BatchError::io("removing", &claims))?;
         }
         Ok(())
     }
@@ -166,12 +167,12 @@ fn append_synced<T: Serialize>(
 ) -> Result<()> {
     let mut text = String::new();
     for item in items {
-        text += &serde_json::to_string(&item)?;
+        text += &serde_json::to_string(&item).map_err(BatchError::Encode)?;
         text.push('\n');
     }
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_data())
-        .with_context(|| format!("appending to {}", path.display()))
+        .map_err(BatchError::io("appending to", path))
 }
 
 /// The lines of `path`; a last line without its newline or not readable is cut off.
@@ -192,9 +193,9 @@ fn read_lines<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>> {
         let file = OpenOptions::new()
             .write(true)
             .open(path)
-            .with_context(|| format!("opening {}", path.display()))?;
+            .map_err(BatchError::io("opening", path))?;
         file.set_len(good as u64)
-            .with_context(|| format!("cutting the torn end of {}", path.display()))?;
+            .map_err(BatchError::io("cutting the torn end of", path))?;
     }
     Ok(puzzles)
 }

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use anyhow::Result;
 use hakase_core::puzzle::level::LEVELS;
 use hakase_core::puzzle::{DayOrder, Decision, Level, Missing, Puzzle, Slot};
 use serde::Serialize;
 
-use super::files::{BatchDir, Header};
+use crate::error::Result;
+use crate::files::{BatchDir, Header};
 
 /// A batch's level counts, asked for and achieved, and the time per puzzle.
 #[derive(Debug, Serialize)]
@@ -145,7 +145,7 @@ impl BatchRun {
 }
 
 /// The summary as text.
-pub fn write_summary(out: &mut dyn Write, s: &BatchSummary) -> Result<()> {
+pub fn write_summary(out: &mut dyn Write, s: &BatchSummary) -> std::io::Result<()> {
     writeln!(
         out,
         "{} of {} days in {} ({} resumed); sheet.txt, solutions.txt, puzzles.json",

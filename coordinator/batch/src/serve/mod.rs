@@ -16,7 +16,7 @@
 //! The server stands in the serving shell ([`hakase_serving`]) like
 //! `hakase coordinator`: the same listener, TLS, token check, signals and linger.
 //!
-//! [`BatchRun`]: crate::cli::puzzle::run::BatchRun
+//! [`BatchRun`]: crate::run::BatchRun
 //! [`claim::check`]: hakase_core::puzzle::claim::check
 
 mod args;
