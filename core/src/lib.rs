@@ -4,9 +4,9 @@
 //! The modules are grouped by concept, and this file says what each group makes public:
 //! - the rules of a game ([`rules`]): word lists and presets, the feedback rule and table,
 //!   the guesses a history allows;
-//! - the exact solver ([`solver`]), and what it proves, worded once ([`claims`], [`label`]);
-//! - strategy trees: their evaluation, their file format, their checking, the chart
-//!   ([`trees`]);
+//! - the exact solver ([`solver`]), and what it proves, worded once ([`label`]);
+//! - strategy trees: their evaluation, their file format and the facts it states, their
+//!   checking, the chart ([`trees`]);
 //! - heuristics and the strategies people use ([`heuristics`]);
 //! - what is built on the optimum: queries ([`query`]), game reviews ([`review`]), puzzles
 //!   ([`puzzle`]), the search for the strongest name ([`design`]) and the shipped exact
@@ -18,7 +18,6 @@
 
 #![warn(missing_docs)]
 
-pub mod claims;
 pub mod design;
 mod error;
 pub mod heuristics;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use hakase_core::claims::StatedFacts;
+use hakase_core::trees::stated::StatedFacts;
 use hakase_core::solver::Mode;
 use hakase_core::{treefile, verify};
 use serde::Serialize;
