@@ -3,7 +3,7 @@
 //! HTTP API, the gRPC reply), so they can never disagree on a field or a rule.
 
 use hakase_core::label::Label;
-use hakase_core::query::{NextGuess, Source};
+use hakase_core::oracle::{NextGuess, Source};
 use serde::Serialize;
 
 use hakase_runs::LoadedRun;

@@ -9,7 +9,8 @@ use clap::{Args, ValueEnum};
 use hakase_core::label::Label;
 use hakase_core::solver::memo::BYTES_PER_ENTRY;
 use hakase_core::solver::{FirstGuesses, Progress, Solution, Solver, SolverConfig, INFEASIBLE};
-use hakase_core::{treefile, FeedbackTable, Game, GuessId};
+use hakase_core::trees::treefile;
+use hakase_core::{FeedbackTable, Game, GuessId};
 use serde::Serialize;
 
 use hakase_engine::first::solve_first_run;

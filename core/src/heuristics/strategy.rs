@@ -2,10 +2,10 @@
 
 use rayon::prelude::*;
 
-use crate::entropy::tie_key;
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::PATTERNS;
-use crate::table::FeedbackTable;
+use crate::heuristics::entropy::tie_key;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::PATTERNS;
+use crate::rules::table::FeedbackTable;
 
 /// A rule that picks the next guess from the answers still possible.
 ///
@@ -245,7 +245,7 @@ pub fn total_within(
         _ => {}
     }
     let guess = strategy.choose(game, table, candidates);
-    let parts = crate::history::open_parts(table, guess, candidates);
+    let parts = crate::rules::history::open_parts(table, guess, candidates);
     // A guess that tells nothing apart would be played for ever.
     if parts.len() == 1 && parts[0].1.len() == candidates.len() {
         return None;

@@ -9,12 +9,12 @@
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::Pattern;
+use crate::heuristics::strategy::{EntropyStrategy, Frequency, Strategy};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
 use crate::solver::hard::HardState;
 use crate::solver::{Node, Outcome, Solver, INFEASIBLE};
-use crate::strategy::{EntropyStrategy, Frequency, Strategy};
-use crate::table::FeedbackTable;
 
 use super::split::{classes, narrow, separating_guesses, split_key};
 use super::{BestMoveGrade, Goal, Level, Tempting};
@@ -103,7 +103,7 @@ pub fn screen(
         return (separators.len() == 1 && separators[0] != frequency).then_some(n);
     }
     let entropy = EntropyStrategy.choose(game, table, c);
-    let expected = crate::strategy::MinExpectedSize.choose(game, table, c);
+    let expected = crate::heuristics::strategy::MinExpectedSize.choose(game, table, c);
     let disagree = split_key(table, entropy, c) != split_key(table, expected, c);
     Some(n + if disagree { 1000 } else { 0 })
 }

@@ -18,8 +18,8 @@ pub mod split;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Game, GuessId};
-use crate::pattern::Pattern;
+use crate::rules::game::{Game, GuessId};
+use crate::rules::pattern::Pattern;
 
 pub use batch::{plan, Generator, LevelMix, Slot};
 pub use level::{Kind, Level};

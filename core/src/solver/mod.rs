@@ -36,8 +36,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::table::FeedbackTable;
 use hard::HardState;
 use hard_masks::HardMasks;
 use memo::{Generations, Memo, MemoryMemo};
@@ -225,7 +225,7 @@ pub struct Solver<'g> {
     /// that a test can compare floors with and without.
     cell_caps: bool,
     /// Each guess's cells as the cell caps table them (see the `cells` module).
-    cells_of: Vec<[cells::Cell; crate::word::BOARD]>,
+    cells_of: Vec<[cells::Cell; crate::rules::word::BOARD]>,
     /// The halt every search obeys when given none (see [`Solver::halting_on`]).
     halt: Option<Arc<Halt>>,
     /// Search counters.

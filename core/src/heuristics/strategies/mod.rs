@@ -1,6 +1,6 @@
 //! Strategies people play, played against every answer and compared with the optimum.
 //!
-//! [`crate::strategy`] holds the rules that depend only on the answers still possible. The
+//! [`crate::heuristics::strategy`] holds the rules that depend only on the answers still possible. The
 //! rules here may also look at the clues seen so far and at a "universe" (the word lists a
 //! player believes the answer comes from, [`universe`]), as the seed blog's letter-frequency
 //! solvers do; [`play`] writes any of them out as a decision tree, [`catalog`] names them for
@@ -12,11 +12,11 @@ pub mod play;
 pub mod scoreboard;
 pub mod universe;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::history::Step;
+use crate::heuristics::strategy::Strategy;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::history::Step;
+use crate::rules::table::FeedbackTable;
 use crate::solver::Mode;
-use crate::strategy::Strategy;
-use crate::table::FeedbackTable;
 
 /// Everything a player knows before a guess.
 #[derive(Debug, Clone, Copy)]
@@ -48,7 +48,7 @@ pub trait Player: Sync {
     }
 }
 
-/// A candidate-set strategy of [`crate::strategy`] as a player (it ignores clues and pool).
+/// A candidate-set strategy of [`crate::heuristics::strategy`] as a player (it ignores clues and pool).
 pub struct Greedy(pub Box<dyn Strategy>);
 
 impl Player for Greedy {
