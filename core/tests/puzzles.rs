@@ -159,7 +159,7 @@ fn check(game: &Game, p: &Puzzle) {
     }
 }
 
-/// The second exact computation of a best-move claim.
+/// The second exact computation of a best move.
 fn check_best_move(
     game: &Game,
     p: &Puzzle,

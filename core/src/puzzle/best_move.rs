@@ -4,7 +4,7 @@
 //! Two goals: exactly one guess wins within two guesses for every answer (it separates all
 //! answers), or exactly one guess minimises the total by the exact solver. Screening draws
 //! seeded positions and checks cheap facts (answers left, separating guesses, the heuristics'
-//! choices); grading proves the claim with the exact solver, guess class by guess class.
+//! choices); grading proves the best move with the exact solver, guess class by guess class.
 
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -137,7 +137,7 @@ pub fn worst(solver: &Solver, position: &Position, guesses_left: u32, guess: Gue
         .unwrap_or(INFEASIBLE)
 }
 
-/// Exact grading with the solver. `None` when the claim the level needs does not hold.
+/// Exact grading with the solver. `None` when the position is not what the level needs.
 pub fn grade(solver: &Solver, position: &Position, level: Level) -> Option<Graded> {
     let game = solver.game();
     let table = solver.table();
