@@ -202,6 +202,14 @@ pub fn parse_history<S: AsRef<str>>(
 }
 
 /// Answers questions about one solved run.
+///
+/// One of the four seams that choose a guess (docs/development.md, "Choosing a guess"), kept
+/// apart from the heuristic ones because its contract differs on three counts: its guess is
+/// the optimum (read from the run's proven tree, or solved on the spot when the history left
+/// it), asking can fail (an unreadable or contradictory history, a guess the mode forbids, an
+/// on-the-spot solve over its limit or halted), and the answer says where it came from and
+/// what it is worth ([`NextGuess`]: [`Source`], total, worst). A heuristic's infallible guess
+/// id can say none of that.
 pub struct Oracle<'a> {
     game: &'a Game,
     table: &'a FeedbackTable,

@@ -11,6 +11,14 @@ use crate::rules::table::FeedbackTable;
 ///
 /// Strategies see only the candidate set, so they are deterministic functions of it; that is
 /// what lets evaluation build the whole strategy tree once instead of replaying every game.
+///
+/// One of the four seams that choose a guess (docs/development.md, "Choosing a guess"). It
+/// stays apart from [`Player`](crate::heuristics::strategies::Player) because its contract is
+/// the narrower one, and callers that hold no history rely on it: [`total_within`] (the
+/// search's cheap upper bound, recursing on the parts of a split), `build_tree` for
+/// `evaluate` and `chart`, and the screening of best-move puzzles all hand it a candidate set
+/// and nothing else. [`Greedy`](crate::heuristics::strategies::Greedy) makes any strategy a
+/// player.
 pub trait Strategy: Sync {
     /// The name used on the command line.
     fn name(&self) -> &'static str;

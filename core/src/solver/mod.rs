@@ -194,6 +194,12 @@ impl Stats {
 
 /// A solver for one game and configuration, sharing one transposition table across threads
 /// (rayon's global pool).
+///
+/// One of the four seams that choose a guess (docs/development.md, "Choosing a guess"), and
+/// the one the others stand on: it does not pick a move for a position but proves the
+/// optimum of a candidate set (a value for every first guess it ranks, proven or bounded,
+/// under a budget and a halt), from which the [`Oracle`](crate::oracle::Oracle) reads its
+/// answers and puzzles are graded. It is a type, not a trait: there is one exact search.
 pub struct Solver<'g> {
     game: &'g Game,
     table: &'g FeedbackTable,
