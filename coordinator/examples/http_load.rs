@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::{FeedbackTable, PatternStyle};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;

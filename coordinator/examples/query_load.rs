@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::{FeedbackTable, PatternStyle};
 use hakase_proto::v1::query_client::QueryClient;
 use hakase_proto::v1::{HistoryStep, NextGuessRequest};

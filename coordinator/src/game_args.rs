@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use clap::Args;
 use hakase_core::design::derived::with_first_guess;
-use hakase_core::presets::{load_preset, DEFAULT_GAME};
-use hakase_core::word::read_word_list;
+use hakase_core::rules::presets::{load_preset, DEFAULT_GAME};
+use hakase_core::rules::word::read_word_list;
 use hakase_core::{Game, GameTable, WordListInput};
 
 /// Which game to analyse: a preset, optionally with its lists or tries replaced.

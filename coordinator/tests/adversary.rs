@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Objective, Outcome, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{FeedbackTable, GuessId};
 use hakase_engine::audit::AuditPolicy;
@@ -575,7 +575,7 @@ fn a_worse_tree_for_a_part_never_makes_a_wrong_total_proven() {
     let root = solver.root(game.tries());
     // The guess leaving the largest part (sliced when it has at least 64 answers).
     let largest = |g: GuessId| {
-        hakase_core::history::partition(&table, g, &root.candidates)
+        hakase_core::rules::history::partition(&table, g, &root.candidates)
             .iter()
             .map(|(_, part)| part.len())
             .max()
@@ -700,10 +700,10 @@ fn worse_tree(bench: &Workbench, spec: &JobSpec, answer: &JobAnswer) -> Option<J
         return None;
     };
     let (solver, game, table) = (bench.solver(), bench.game(), bench.table());
-    let total = |tree: &hakase_core::tree::Tree, candidates: &[hakase_core::AnswerId]| {
+    let total = |tree: &hakase_core::trees::tree::Tree, candidates: &[hakase_core::AnswerId]| {
         u32::try_from(tree.evaluate(game, table, candidates).total).ok()
     };
-    let parts = hakase_core::history::partition(table, guess, &spec.node.candidates);
+    let parts = hakase_core::rules::history::partition(table, guess, &spec.node.candidates);
     let mut tree = honest.clone();
     for (pattern, part) in parts.iter().filter(|(_, part)| part.len() >= 3) {
         let child = hakase_core::solver::Node {

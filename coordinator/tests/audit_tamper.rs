@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{FeedbackTable, Game};
 use hakase_runs::Store;

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::Outcome;
 use hakase_core::solver::SolverConfig;
 use hakase_engine::audit::AuditPolicy;

@@ -4,7 +4,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
 use hakase_core::FeedbackTable;
 use hakase_engine::checkpoint::{run_checkpointed, CheckpointOptions};

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::memo::{Memo, MemoEntry, MemoKey};
 use hakase_core::solver::SolverConfig;
 use hakase_runs::sled_guard;

@@ -5,7 +5,7 @@
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Solution, Solver, SolverConfig};
 use hakase_core::FeedbackTable;
 use hakase_engine::engine::{Engine, EngineParams, Leased, Told};
@@ -209,7 +209,7 @@ fn a_ranking_whose_tail_is_cut_into_slices_gives_the_in_memory_values() {
     let root = solver.root(game.tries());
     let order = solver.guess_order(&root).guesses;
     let sliced = order[order.len() - 16..].iter().any(|first| {
-        hakase_core::history::partition(&table, first.guess, &root.candidates)
+        hakase_core::rules::history::partition(&table, first.guess, &root.candidates)
             .iter()
             .any(|(_, part)| part.len() >= 64)
     });

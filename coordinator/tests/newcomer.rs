@@ -7,7 +7,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::SolverConfig;
 use hakase_engine::audit::AuditPolicy;
 use hakase_engine::engine::{Engine, EngineParams};

@@ -6,9 +6,9 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use hakase_core::history::Step;
-use hakase_core::presets::load_preset;
-use hakase_core::tree::Tree;
+use hakase_core::rules::history::Step;
+use hakase_core::rules::presets::load_preset;
+use hakase_core::trees::tree::Tree;
 use hakase_core::{FeedbackTable, Game, PatternStyle};
 use hakase_proto::v1::query_client::QueryClient;
 use hakase_proto::v1::{
@@ -329,7 +329,7 @@ async fn chart_tree_and_runs_answer_with_the_runs_values() {
     while let Some(chunk) = stream.message().await.expect("chunk") {
         text.push_str(&chunk.text);
     }
-    let tree = hakase_core::treefile::from_json(&game, &text).expect("a tree document");
+    let tree = hakase_core::trees::treefile::from_json(&game, &text).expect("a tree document");
     let run = hakase_runs::load_path(run_dir()).expect("run");
     assert_eq!(
         Some(&tree),

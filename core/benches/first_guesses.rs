@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{Solver, SolverConfig, DEFAULT_MEMO_ENTRIES};
 use hakase_core::FeedbackTable;
 

@@ -5,8 +5,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use hakase_core::entropy::rank;
-use hakase_core::presets::load_preset;
+use hakase_core::heuristics::entropy::rank;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::FeedbackTable;
 
 fn foundation(c: &mut Criterion) {

@@ -6,7 +6,7 @@
 
 use std::time::Instant;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{Mode, Solver, SolverConfig, DEFAULT_MEMO_ENTRIES};
 use hakase_core::FeedbackTable;
 use rayon::prelude::*;

@@ -11,9 +11,9 @@
 
 use std::time::Instant;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
+use hakase_core::rules::word::read_word_list;
 use hakase_core::solver::{Halt, Mode, Outcome, Solver, SolverConfig, DEFAULT_MEMO_ENTRIES};
-use hakase_core::word::read_word_list;
 use hakase_core::{FeedbackTable, Game, WordListInput};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{
     FirstGuesses, Mode, Objective, Solver, SolverConfig, DEFAULT_MEMO_ENTRIES,
 };

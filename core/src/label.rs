@@ -7,8 +7,8 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::game::GuessId;
 use crate::plural::plural;
+use crate::rules::game::GuessId;
 use crate::solver::{Outcome, Solution};
 
 /// The quality of a chart: what its first guess and its numbers are.

@@ -206,7 +206,7 @@ fn parse_provenance(mode: &'static str, text: &str) -> Result<Vec<ChunkProvenanc
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::presets::load_preset;
+    use crate::rules::presets::load_preset;
 
     #[test]
     fn every_shipped_chunk_parses_and_its_provenance_counts_its_rows() {

@@ -1,9 +1,9 @@
 //! The entropy ranking and the chart of the seed article's game, pokemon-qiita2023.
 
 use crate::common::preset;
-use hakase_core::chart::Chart;
-use hakase_core::entropy::rank;
-use hakase_core::strategy::{EntropyStrategy, Strategy};
+use hakase_core::heuristics::entropy::rank;
+use hakase_core::heuristics::strategy::{EntropyStrategy, Strategy};
+use hakase_core::trees::chart::Chart;
 use hakase_core::Pattern;
 
 #[test]

@@ -1,9 +1,9 @@
 //! Every bad input a user can give is a typed error that says where the problem is.
 
 use crate::common::preset;
-use hakase_core::history::{filter, Step};
-use hakase_core::presets::preset_with_guess;
-use hakase_core::word::read_word_list;
+use hakase_core::rules::history::{filter, Step};
+use hakase_core::rules::presets::preset_with_guess;
+use hakase_core::rules::word::read_word_list;
 use hakase_core::{Error, Game, PatternStyle, WordListInput};
 
 fn game(guesses: &[&str], answers: &[&str]) -> Result<Game, Error> {

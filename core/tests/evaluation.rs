@@ -1,8 +1,8 @@
 //! Strategy evaluation through trees agrees with playing every game out by hand.
 
 use crate::common::preset;
-use hakase_core::strategy::{by_name, Strategy, STRATEGY_NAMES};
-use hakase_core::tree::{build_tree, Evaluation, MAX_DEPTH};
+use hakase_core::heuristics::strategy::{by_name, Strategy, STRATEGY_NAMES};
+use hakase_core::trees::tree::{build_tree, Evaluation, MAX_DEPTH};
 use hakase_core::{feedback, AnswerId, FeedbackTable, Game, GuessId};
 
 /// Plays every answer step by step, with feedback computed directly from the words (not

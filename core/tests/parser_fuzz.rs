@@ -3,13 +3,14 @@
 
 use std::sync::OnceLock;
 
-use hakase_core::history::Step;
-use hakase_core::normalize::normalize_word;
-use hakase_core::pattern::Pattern;
-use hakase_core::presets::load_preset;
+use hakase_core::rules::history::Step;
+use hakase_core::rules::normalize::normalize_word;
+use hakase_core::rules::pattern::Pattern;
+use hakase_core::rules::presets::load_preset;
+use hakase_core::rules::word::read_word_list;
 use hakase_core::solver::{FirstGuesses, Solver, SolverConfig};
-use hakase_core::word::read_word_list;
-use hakase_core::{treefile, FeedbackTable, Game, PatternStyle, WordListInput};
+use hakase_core::trees::treefile;
+use hakase_core::{FeedbackTable, Game, PatternStyle, WordListInput};
 use proptest::prelude::*;
 
 /// A small real game with its optimal tree, in both file formats.

@@ -1,6 +1,6 @@
 //! The presets have the sizes their descriptions promise.
 
-use hakase_core::presets::{load_preset, presets, species, DEFAULT_GAME};
+use hakase_core::rules::presets::{load_preset, presets, species, DEFAULT_GAME};
 use hakase_core::Error;
 
 fn sizes(name: &str) -> (usize, usize, u32) {

@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
-use hakase_core::history::{filter, Step};
-use hakase_core::word::Word;
+use hakase_core::rules::history::{filter, Step};
+use hakase_core::rules::word::Word;
 use hakase_core::{feedback, AnswerId, Cell, FeedbackTable, Game, PatternStyle, WordListInput};
 use proptest::prelude::*;
 
@@ -157,7 +157,9 @@ proptest! {
 
 fn pokemon_today() -> &'static Game {
     static GAME: OnceLock<Game> = OnceLock::new();
-    GAME.get_or_init(|| hakase_core::presets::load_preset("pokemon-today").expect("preset loads"))
+    GAME.get_or_init(|| {
+        hakase_core::rules::presets::load_preset("pokemon-today").expect("preset loads")
+    })
 }
 
 #[test]
@@ -177,7 +179,7 @@ fn the_table_equals_direct_feedback_on_pokemon_today() {
 
 #[test]
 fn the_wordle_table_equals_direct_feedback() {
-    let game = hakase_core::presets::load_preset("wordle").expect("preset loads");
+    let game = hakase_core::rules::presets::load_preset("wordle").expect("preset loads");
     let table = FeedbackTable::build(&game);
     assert_eq!(table.guesses(), 12972);
     // Every third guess against every answer, both layouts: 10 million patterns.

@@ -6,12 +6,12 @@
 
 use std::collections::HashSet;
 
-use hakase_core::presets::load_preset;
 use hakase_core::puzzle::careless::naive_feedback;
 use hakase_core::puzzle::level::KINDS;
 use hakase_core::puzzle::{
     plan, DayOrder, Decision, Generator, Goal, Grade, Kind, Level, LevelMix, Puzzle, Reasoning,
 };
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{feedback, FeedbackTable, Game, GuessId, Pattern, PatternStyle, WordListInput};
 
@@ -159,7 +159,7 @@ fn check(game: &Game, p: &Puzzle) {
     }
 }
 
-/// The second exact computation of a best-move claim.
+/// The second exact computation of a best move.
 fn check_best_move(
     game: &Game,
     p: &Puzzle,

@@ -5,8 +5,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use hakase_core::presets::load_preset;
 use hakase_core::rankings::{ShippedRanking, SHIPPED_GAME};
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Mode, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::FeedbackTable;
 use rand::seq::IteratorRandom;

@@ -3,10 +3,11 @@
 //! totals (salet 7920, trace 7926, crane 7930). Slow in debug builds, so they run in release
 //! (`scripts/test`) and are skipped otherwise.
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{FirstGuesses, Mode, Objective, Solver, SolverConfig};
+use hakase_core::trees::treefile;
 use hakase_core::verify;
-use hakase_core::{treefile, FeedbackTable};
+use hakase_core::FeedbackTable;
 
 fn release_only() -> bool {
     if cfg!(debug_assertions) {
@@ -152,7 +153,7 @@ fn a_lone_first_guess_reports_its_parts() {
     let table = FeedbackTable::build(&game);
     let solver = Solver::new(&game, &table, SolverConfig::default(), 1_000_000);
     let guess = game.find_guess("ジーランス").expect("known word");
-    let parts = hakase_core::history::open_parts(&table, guess, &game.all_answers()).len();
+    let parts = hakase_core::rules::history::open_parts(&table, guess, &game.all_answers()).len();
     let seen = std::sync::Mutex::new(Vec::new());
     let solution = solver.solve_game(FirstGuesses::Only(guess), &|p| {
         if let (Some(step), Some(lower)) = (p.parts, p.lower) {
@@ -196,7 +197,7 @@ fn a_rankings_progress_counts_each_first_guess_by_its_cost() {
     let answers = game.all_answers();
     let listed: Vec<_> = (0..game.guesses().len() as u32).step_by(97).collect();
     let cost = |guess| {
-        let parts = hakase_core::history::open_parts(&table, guess, &answers);
+        let parts = hakase_core::rules::history::open_parts(&table, guess, &answers);
         let squares: f64 = parts.iter().map(|p| (p.1.len() as f64).powi(2)).sum();
         squares.powf(1.75)
     };

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use hakase_core::presets::species;
+use hakase_core::rules::presets::species;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{
     FirstGuesses, Mode, Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE,

@@ -3,15 +3,15 @@
 //! legal; the optimum row equal to the solver's total.
 
 use crate::common::preset;
-use hakase_core::history::Step;
+use hakase_core::heuristics::strategies::catalog::{contender, Contender, Options, COMPARE_NAMES};
+use hakase_core::heuristics::strategies::frequency::FrequencyFamily;
+use hakase_core::heuristics::strategies::play::play_tree;
+use hakase_core::heuristics::strategies::scoreboard::{guesses_per_answer, row, worst_losses};
+use hakase_core::heuristics::strategies::universe::Universe;
+use hakase_core::heuristics::strategies::Player;
+use hakase_core::rules::history::Step;
 use hakase_core::solver::{FirstGuesses, Mode, Solver, SolverConfig};
-use hakase_core::strategies::catalog::{contender, Contender, Options, COMPARE_NAMES};
-use hakase_core::strategies::frequency::FrequencyFamily;
-use hakase_core::strategies::play::play_tree;
-use hakase_core::strategies::scoreboard::{guesses_per_answer, row, worst_losses};
-use hakase_core::strategies::universe::Universe;
-use hakase_core::strategies::Player;
-use hakase_core::tree::{Tree, MAX_DEPTH};
+use hakase_core::trees::tree::{Tree, MAX_DEPTH};
 use hakase_core::{feedback, Game, GuessId, PatternStyle, WordListInput};
 
 /// Walks every answer down the tree with feedback computed from the words themselves (not
@@ -208,16 +208,16 @@ fn a_universe_of_all_guesses_draws_candidates_that_fit_every_clue() {
 /// left, and none when it cannot find every answer in time.
 #[test]
 fn a_played_strategy_bounds_the_optimum_from_above() {
+    use hakase_core::heuristics::strategy::{total_within, EntropyStrategy};
     use hakase_core::solver::{Node, Solver, SolverConfig, INFEASIBLE};
-    use hakase_core::strategy::{total_within, EntropyStrategy};
-    let game = hakase_core::presets::load_preset("pokemon-qiita2023").expect("preset");
+    let game = hakase_core::rules::presets::load_preset("pokemon-qiita2023").expect("preset");
     let table = hakase_core::FeedbackTable::build(&game);
     let solver = Solver::new(&game, &table, SolverConfig::default(), 1 << 18);
     let all = game.all_answers();
     let mut checked = 0;
     for first in ["ジーランス", "ピカチュウ", "ミュウ"] {
         let guess = game.find_guess(first).expect("known word");
-        for (_, part) in hakase_core::history::open_parts(&table, guess, &all) {
+        for (_, part) in hakase_core::rules::history::open_parts(&table, guess, &all) {
             for left in 1..=4u32 {
                 let node = Node {
                     candidates: part.clone(),

@@ -1,8 +1,8 @@
 //! The plain data the panel shows, independent of how the chart was computed, so that a
 //! chart read from a file, a solver run or a test all render the same way.
 
-use hakase_core::chart::Chart;
-use hakase_core::query::OptimalChart;
+use hakase_core::oracle::OptimalChart;
+use hakase_core::trees::chart::Chart;
 use hakase_core::{Cell, Game};
 
 use hakase_core::label::Label;

@@ -7,7 +7,7 @@ use hakase_device::font::NAMES;
 use hakase_device::{Frame, Ink};
 
 fn name_chars() -> Vec<char> {
-    let mut chars: Vec<char> = hakase_core::presets::species()
+    let mut chars: Vec<char> = hakase_core::rules::presets::species()
         .iter()
         .flat_map(|s| s.name_ja.chars().collect::<Vec<_>>())
         .collect();
@@ -18,7 +18,7 @@ fn name_chars() -> Vec<char> {
 
 #[test]
 fn every_character_of_every_name_has_a_glyph() {
-    let species = hakase_core::presets::species();
+    let species = hakase_core::rules::presets::species();
     assert_eq!(species.len(), 1025);
     let mut missing = Vec::new();
     for s in &species {
@@ -50,7 +50,7 @@ fn every_name_character_draws_pixels() {
 
 #[test]
 fn every_name_renders() {
-    for s in hakase_core::presets::species() {
+    for s in hakase_core::rules::presets::species() {
         let mut frame = Frame::blank();
         let width = NAMES
             .draw(&s.name_ja, Point::new(0, 20), Ink::Black, &mut frame)

@@ -49,7 +49,7 @@ fn rentora_view_is_what_the_core_chart_says() {
     assert_eq!(view.first_guess, "レントラー");
     assert_eq!(view.label, hakase_device::Label::Heuristic);
     let total: usize = view.rows.iter().map(|r| r.remaining).sum();
-    let game = hakase_core::presets::load_preset("pokemon-qiita2023").expect("preset");
+    let game = hakase_core::rules::presets::load_preset("pokemon-qiita2023").expect("preset");
     assert_eq!(total, game.answers().len());
     assert!(view.rows.iter().all(|r| r.cells.len() == 5));
     let wins: Vec<_> = view.rows.iter().filter(|r| r.is_win()).collect();

@@ -2,10 +2,10 @@
 
 use std::fmt;
 
+use hakase_core::rules::word::BOARD;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{Node, Outcome, SolverConfig, INFEASIBLE};
-use hakase_core::tree::Tree;
-use hakase_core::word::BOARD;
+use hakase_core::trees::tree::Tree;
 use hakase_core::{AnswerId, GuessId};
 use serde::{Deserialize, Serialize};
 use xxhash_rust::xxh3::Xxh3;

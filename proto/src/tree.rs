@@ -1,7 +1,7 @@
 //! Subtrees on the wire and on disk: bincode of a flat pre-order list, so decoding a hostile
 //! blob can neither recurse without bound nor build a tree deeper than a game allows.
 
-use hakase_core::tree::{Tree, MAX_DEPTH};
+use hakase_core::trees::tree::{Tree, MAX_DEPTH};
 use hakase_core::{GuessId, Pattern};
 use serde::{Deserialize, Serialize};
 
@@ -109,7 +109,7 @@ fn start(node: FlatNode, guesses: usize) -> Result<(Tree, u16, u8), ProtoError> 
             format!("guess id {} out of range", node.guess),
         ));
     }
-    if usize::from(node.pattern) >= hakase_core::pattern::PATTERNS {
+    if usize::from(node.pattern) >= hakase_core::rules::pattern::PATTERNS {
         return Err(ProtoError::invalid("tree", "pattern out of range"));
     }
     Ok((Tree::leaf(node.guess), node.children, node.pattern))

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::SolverConfig;
 use hakase_tests::*;
 
@@ -634,7 +634,7 @@ fn guess_with_the_largest_part(game: &str) -> (String, u32, usize) {
     let solver = shared.solver();
     let root = solver.root(solver.game().tries());
     let largest = |g: u32| {
-        hakase_core::history::partition(solver.table(), g, &root.candidates)
+        hakase_core::rules::history::partition(solver.table(), g, &root.candidates)
             .iter()
             .map(|(_, part)| part.len())
             .max()

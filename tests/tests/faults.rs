@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::SolverConfig;
 use hakase_tests::*;
 

@@ -918,7 +918,7 @@ fn the_smaller_holes_are_closed() {
 fn an_anonymous_rescan_reads_no_file_outside_the_data_directory() {
     let dir = Scratch::new("rescan-lists");
     let s = |p: &Path| p.to_string_lossy().to_string();
-    let game = hakase_core::presets::load_preset("pokemon-qiita2023").expect("preset");
+    let game = hakase_core::rules::presets::load_preset("pokemon-qiita2023").expect("preset");
     let words: Vec<&str> = (0..8).map(|a| game.answer_text(a)).collect();
     let list = dir.join("answers.txt");
     std::fs::write(&list, words.join("\n")).expect("list");

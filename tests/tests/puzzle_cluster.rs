@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use hakase_core::presets::load_preset;
 use hakase_core::puzzle::{Generator, Slot};
+use hakase_core::rules::presets::load_preset;
 use hakase_core::FeedbackTable;
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::v1::cluster_client::ClusterClient;

@@ -15,8 +15,8 @@ use std::net::TcpStream;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use hakase_core::history::partition;
-use hakase_core::presets::load_preset;
+use hakase_core::rules::history::partition;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{Mode, Node, Outcome, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{AnswerId, FeedbackTable, Game, GuessId, Pattern};

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{Outcome, SolverConfig};
 use hakase_proto::client::{channel, Auth};
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};

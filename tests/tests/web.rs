@@ -29,7 +29,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
-use hakase_core::history::partition;
+use hakase_core::rules::history::partition;
 use hakase_core::solver::{Node, Outcome, Solver, SolverConfig, INFEASIBLE};
 use hakase_core::{AnswerId, GuessId, PatternStyle};
 use hakase_query::treerun::load_tree_file;

@@ -1,7 +1,7 @@
 //! `solve --first W` as a run: the exact solve of one first guess stored in a run database
 //! like any other run, so `runs`, `query --run`, `chart --run` and `serve` read it. The run
 //! records its first guess (`meta/first`), and everything showing it says "proven optimal
-//! GIVEN THE FIRST GUESS W" (see `hakase_query::claim`).
+//! GIVEN THE FIRST GUESS W" (worded by `hakase_core::label::Label::claim`).
 //!
 //! One first guess is one unit of work: an interrupted solve keeps what it settled (lower
 //! budgets of the worst-case objective), a finished one answers at once when run again.

@@ -20,15 +20,15 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use hakase_core::history::partition;
+use hakase_core::heuristics::strategy::{total_within, EntropyStrategy};
+use hakase_core::rules::history::partition;
 use hakase_core::solver::bounds::min_depth;
 use hakase_core::solver::hard::HardState;
 use hakase_core::solver::{
     FirstGuessValue, FirstGuesses, GuessBound, Mode, Node, Objective, Outcome, SharedSolver,
     Solver, SolverConfig, Work, INFEASIBLE,
 };
-use hakase_core::strategy::{total_within, EntropyStrategy};
-use hakase_core::tree::Tree;
+use hakase_core::trees::tree::Tree;
 use hakase_core::{GameTable, GuessId, Pattern};
 use hakase_proto::job::{JobId, JobKind, JobSpec};
 

@@ -5,7 +5,7 @@
 //!
 //! [`Display`]: std::fmt::Display
 
-use hakase_core::query::QueryError;
+use hakase_core::oracle::QueryError;
 use hakase_core::review::ReviewError;
 use thiserror::Error;
 use tokio::task::JoinError;

@@ -5,7 +5,7 @@
 use std::pin::Pin;
 use std::sync::Arc;
 
-use hakase_core::query::Source;
+use hakase_core::oracle::Source;
 use hakase_proto::options::solver_options;
 use hakase_proto::v1::query_server::{Query, QueryServer};
 use hakase_proto::v1::{

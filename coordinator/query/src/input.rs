@@ -3,7 +3,7 @@
 //! lookup, "did you mean" hint or solve spends time on it, and the refusal repeats only its
 //! beginning.
 
-use hakase_core::normalize::echo;
+use hakase_core::rules::normalize::echo;
 
 /// Characters a word or a row of colours may have: the longest spelling of a five-letter
 /// guess or of its colours (emoji with joiners) is well under it.

@@ -7,7 +7,6 @@
 #![warn(missing_docs)]
 
 pub mod catalog;
-pub mod claim;
 pub mod error;
 pub mod grpc;
 pub mod input;

@@ -4,9 +4,9 @@
 //! and `error.args` so the page shows them in Japanese too. A cause without a key (a damaged
 //! run, an internal failure) is shown in English.
 
-use hakase_core::history::{ALREADY_WON, NEVER_SHOWN, NO_ANSWER_FITS};
-use hakase_core::query::{QueryError, HARD_MODE_RULE, STRICT_MODE_RULE};
+use hakase_core::oracle::{QueryError, HARD_MODE_RULE, STRICT_MODE_RULE};
 use hakase_core::review::ReviewError;
+use hakase_core::rules::history::{ALREADY_WON, NEVER_SHOWN, NO_ANSWER_FITS};
 use hakase_core::Error;
 pub use hakase_serving::http::errors::Message;
 
@@ -135,8 +135,8 @@ pub fn of_catalog(e: &CatalogError) -> Option<Message> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hakase_core::presets::load_preset;
-    use hakase_core::query::parse_history;
+    use hakase_core::oracle::parse_history;
+    use hakase_core::rules::presets::load_preset;
     use hakase_core::FeedbackTable;
 
     #[test]
@@ -156,7 +156,8 @@ mod tests {
             &[("アーボック", "黄黄灰灰灰"), ("オニドリル", "灰灰灰灰灰")],
         )
         .expect("readable");
-        let err = hakase_core::history::filter(&game, &table, &steps).expect_err("no answer");
+        let err =
+            hakase_core::rules::history::filter(&game, &table, &steps).expect_err("no answer");
         let m = of_core(&err, 0).expect("a key");
         assert_eq!(
             m,

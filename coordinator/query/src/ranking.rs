@@ -514,7 +514,7 @@ pub fn ranked(game: &Game, values: &[FirstGuessValue], unchecked: &[GuessId]) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hakase_core::presets::load_preset;
+    use hakase_core::rules::presets::load_preset;
     use hakase_core::solver::Outcome;
 
     #[test]

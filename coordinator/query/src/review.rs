@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use hakase_core::label::unchecked_condition;
-use hakase_core::query::Source;
+use hakase_core::oracle::Source;
 use hakase_core::review::{
     Colours, GameText, Judged, Known, MoveReview, Optimum, Proof, Review, ReviewCache, Reviewer,
     Rules,

@@ -16,9 +16,9 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hakase_core::history::{filter, Step};
-use hakase_core::query::{parse_history, QueryError};
+use hakase_core::oracle::{parse_history, QueryError};
 use hakase_core::review::read_game;
+use hakase_core::rules::history::{filter, Step};
 use hakase_core::solver::Halt;
 
 use super::error::ServiceError;

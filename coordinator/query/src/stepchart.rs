@@ -9,9 +9,9 @@
 //! A chart of a chosen first guess ([`FirstChart`]) has the same shape, and adds what the
 //! `Chart` RPC also reports: the strategy's total and worst, and what the run may claim.
 
-use hakase_core::history::{partition, Step};
-use hakase_core::query::{NextGuess, OptimalChart, Oracle, QueryError, Source};
-use hakase_core::tree::Tree;
+use hakase_core::oracle::{NextGuess, OptimalChart, Oracle, QueryError, Source};
+use hakase_core::rules::history::{partition, Step};
+use hakase_core::trees::tree::Tree;
 use hakase_core::PatternStyle;
 use serde::Serialize;
 

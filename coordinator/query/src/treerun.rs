@@ -5,10 +5,10 @@
 
 use std::path::Path;
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution, SolverConfig};
-use hakase_core::tree::{Evaluation, Tree};
-use hakase_core::treefile::{self, TreeDocument};
+use hakase_core::trees::tree::{Evaluation, Tree};
+use hakase_core::trees::treefile::{self, TreeDocument};
 use hakase_core::{FeedbackTable, Game};
 use thiserror::Error;
 

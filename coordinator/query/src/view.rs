@@ -2,7 +2,8 @@
 //! built once here and rendered by each front end (`hakase query` text and `--json`, the
 //! HTTP API, the gRPC reply), so they can never disagree on a field or a rule.
 
-use hakase_core::query::{NextGuess, Source};
+use hakase_core::label::Label;
+use hakase_core::oracle::{NextGuess, Source};
 use serde::Serialize;
 
 use hakase_runs::LoadedRun;
@@ -70,7 +71,7 @@ impl NextView {
     /// Where the guess comes from, in words: the run's tree (with its claim) or a solve.
     pub fn origin(&self) -> String {
         match self.source {
-            Source::Tree if self.claim == super::claim::claim(true, None) => {
+            Source::Tree if self.claim == Label::ProvenOptimal.claim(None) => {
                 "from the optimal tree".to_string()
             }
             Source::Tree => format!("from the run's tree: {}", self.claim),

@@ -10,8 +10,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use hakase_core::presets::load_preset;
-use hakase_core::word::read_word_list;
+use hakase_core::rules::presets::load_preset;
+use hakase_core::rules::word::read_word_list;
 use hakase_core::{Game, WordListInput};
 
 /// What a custom game's name says it is made of.

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use hakase_core::query::QueryError;
+use hakase_core::oracle::QueryError;
 use thiserror::Error;
 
 /// Why a run could not be found, opened, read or written.

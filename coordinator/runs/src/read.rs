@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::sled_guard::{self, SledDamage};
-use hakase_core::presets::load_preset;
-use hakase_core::query::Oracle;
+use hakase_core::oracle::Oracle;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::Solution;
 use hakase_core::{FeedbackTable, Game, GuessId};
 

@@ -61,7 +61,7 @@ fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hakase_core::presets::load_preset;
+    use hakase_core::rules::presets::load_preset;
     use hakase_core::solver::SolverConfig;
 
     use crate::read::read_records;

@@ -17,7 +17,7 @@ use std::time::Instant;
 use crate::group_commit::GroupCommit;
 use hakase_core::solver::Node;
 use hakase_core::solver::{FirstGuessValue, Outcome, Solution};
-use hakase_core::tree::Tree;
+use hakase_core::trees::tree::Tree;
 use hakase_core::AnswerId;
 use hakase_proto::job::{JobAnswer, JobId, JobSpec};
 use serde::de::DeserializeOwned;

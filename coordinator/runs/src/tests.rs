@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{FirstGuessValue, Node, Outcome, SolverConfig};
 use hakase_core::Game;
 use hakase_proto::job::{JobAnswer, JobId, JobKind, JobSpec};

@@ -5,8 +5,8 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use hakase_core::chart::Chart as CoreChart;
-use hakase_core::strategy::STRATEGY_NAMES;
+use hakase_core::heuristics::strategy::STRATEGY_NAMES;
+use hakase_core::trees::chart::Chart as CoreChart;
 use hakase_core::{AnswerId, PatternStyle};
 use serde::Serialize;
 

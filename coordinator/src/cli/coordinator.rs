@@ -404,7 +404,7 @@ impl Coordinator {
                         .iter()
                         .map(|&g| game.guess_text(g).to_string())
                         .collect();
-                    let doc = hakase_core::treefile::to_json(
+                    let doc = hakase_core::trees::treefile::to_json(
                         game,
                         tree,
                         about(

@@ -295,7 +295,7 @@ fn best_real(scorer: &Scorer<'_>, game: &Game) -> Option<RealJson> {
     let table = scorer.solver().table();
     Some(RealJson {
         first_guess: game.guess_text(best.guess).to_string(),
-        bits: hakase_core::entropy::entropy(table, best.guess, &game.all_answers()),
+        bits: hakase_core::heuristics::entropy::entropy(table, best.guess, &game.all_answers()),
         total,
         mean: f64::from(total) / game.answers().len() as f64,
         proven: solution.proven,

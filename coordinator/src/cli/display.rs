@@ -277,7 +277,7 @@ impl Display {
             None => FirstGuesses::Best,
         };
         let solution = solver.solve_game(first, &|_| {});
-        let oracle = hakase_core::query::Oracle::new(&game, &table, &solution)?;
+        let oracle = hakase_core::oracle::Oracle::new(&game, &table, &solution)?;
         let chart = oracle.chart(None)?;
         // An exact solve of one given first guess is exact, not proven optimal.
         let label = Label::of_result(solution.proven, self.first.is_some());

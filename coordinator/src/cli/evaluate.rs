@@ -5,8 +5,8 @@ use std::io::Write;
 use anyhow::{Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use hakase_core::strategy::STRATEGY_NAMES;
-use hakase_core::tree::build_tree;
+use hakase_core::heuristics::strategy::STRATEGY_NAMES;
+use hakase_core::trees::tree::build_tree;
 use serde::Serialize;
 
 use super::{answer_words, strategy};

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::output::{emit, JsonArg, View};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use hakase_core::treefile;
+use hakase_core::trees::treefile;
 use hakase_query::treerun::tree_about;
 use hakase_runs::LoadedRun;
 use serde::Serialize;

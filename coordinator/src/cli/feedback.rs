@@ -5,7 +5,7 @@ use std::io::Write;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use hakase_core::word::BOARD;
+use hakase_core::rules::word::BOARD;
 use hakase_core::{feedback, PatternStyle};
 use serde::Serialize;
 

@@ -21,7 +21,7 @@ pub fn listed_words(
     if let Some(path) = firsts {
         let label = path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("reading --firsts {label}"))?;
-        let list = hakase_core::word::read_word_list(&bytes, &label)
+        let list = hakase_core::rules::word::read_word_list(&bytes, &label)
             .with_context(|| format!("reading --firsts {label}"))?;
         words.extend(
             list.into_iter()

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use hakase_core::presets::{load_preset, presets};
+use hakase_core::rules::presets::{load_preset, presets};
 use hakase_core::PatternStyle;
 use serde::Serialize;
 

@@ -111,7 +111,7 @@ mod tests {
         assert!(check_threads(Some(MAX_THREADS)).is_ok());
         assert!(check_threads(Some(100_000)).is_err());
         assert!(check_threads(Some(0)).is_err());
-        let game = hakase_core::presets::load_preset("wordle").unwrap();
+        let game = hakase_core::rules::presets::load_preset("wordle").unwrap();
         assert!(check_max_guesses(&game, Some(6)).is_ok());
         assert_eq!(
             check_max_guesses(&game, Some(7)).unwrap_err().to_string(),

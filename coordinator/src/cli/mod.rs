@@ -35,8 +35,8 @@ pub mod worker;
 pub use crate::output::{pad, write_json, write_words};
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
-use hakase_core::history::{filter, Step};
-use hakase_core::strategy::{by_name, Strategy, STRATEGY_NAMES};
+use hakase_core::heuristics::strategy::{by_name, Strategy, STRATEGY_NAMES};
+use hakase_core::rules::history::{filter, Step};
 use hakase_core::{AnswerId, FeedbackTable, Game, GuessId, PatternStyle};
 
 /// The guesses already played, for commands that continue a game in progress.

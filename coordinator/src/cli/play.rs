@@ -7,8 +7,8 @@ use crate::output::error::{ErrorJson, ErrorKind};
 use crate::output::JsonArg;
 use anyhow::Result;
 use clap::Args;
-use hakase_core::history::Step;
-use hakase_core::query::Oracle;
+use hakase_core::oracle::Oracle;
+use hakase_core::rules::history::Step;
 use hakase_core::Pattern;
 use hakase_query::view::NextView;
 

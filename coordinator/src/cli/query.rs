@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{ArgGroup, Args};
-use hakase_core::history::Step;
-use hakase_core::query::NextGuess;
+use hakase_core::oracle::NextGuess;
+use hakase_core::rules::history::Step;
 use hakase_query::ranking::{load_ranking, RankingView, RunRanking};
 use hakase_query::treerun::load_tree_file;
 use hakase_query::view::NextView;

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use clap::Args;
-use hakase_core::entropy::rank;
+use hakase_core::heuristics::entropy::rank;
 use serde::Serialize;
 
 use super::HistoryArgs;

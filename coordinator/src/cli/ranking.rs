@@ -7,8 +7,8 @@ use std::io::Write;
 use crate::output::{emit, plural, JsonArg, Table, View};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use hakase_core::presets::load_preset;
 use hakase_core::rankings::SHIPPED_GAME;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{Mode, SolverConfig};
 use hakase_query::ranking::{load_ranking, RankedGuess, RankingError, RankingView, RunRanking};
 

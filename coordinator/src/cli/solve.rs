@@ -6,13 +6,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use hakase_core::label::Label;
 use hakase_core::solver::memo::BYTES_PER_ENTRY;
 use hakase_core::solver::{FirstGuesses, Progress, Solution, Solver, SolverConfig, INFEASIBLE};
-use hakase_core::{treefile, FeedbackTable, Game, GuessId};
+use hakase_core::trees::treefile;
+use hakase_core::{FeedbackTable, Game, GuessId};
 use serde::Serialize;
 
 use hakase_engine::first::solve_first_run;
-use hakase_query::claim::claim;
 use hakase_query::treerun::about;
 use hakase_runs::locate::{default_run_dir, first_run_dir, scoped_run_dir};
 use hakase_runs::{Damage, RunScope};
@@ -519,7 +520,7 @@ impl Summary {
             proven: solution.proven,
             first_guess_fixed: None,
             first_guesses_listed: None,
-            claim: claim(solution.proven, None),
+            claim: Label::of_result(solution.proven, false).claim(None),
             possible: solution.best.is_some(),
             guesses_left: solution.guesses_left,
             first_guess: solution.best.map(|b| game.guess_text(b.guess).to_string()),
@@ -556,7 +557,7 @@ impl Summary {
 
     /// Marks a solve restricted to its first guess (--first): the claim names it.
     fn given_first(mut self, first: Option<String>) -> Self {
-        self.claim = claim(self.proven, first.as_deref());
+        self.claim = Label::of_result(self.proven, first.is_some()).claim(first.as_deref());
         self.first_guess_fixed = first;
         self
     }

@@ -5,9 +5,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use hakase_core::claims::StatedFacts;
 use hakase_core::solver::Mode;
-use hakase_core::{treefile, verify};
+use hakase_core::trees::stated::StatedFacts;
+use hakase_core::trees::treefile;
+use hakase_core::verify;
 use serde::Serialize;
 
 use crate::game_args::GameArgs;

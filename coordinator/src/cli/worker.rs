@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::output::{emit, plural, JsonArg, View};
 use anyhow::{Context, Result};
 use clap::Args;
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::DEFAULT_MEMO_ENTRIES;
 use hakase_engine::http;
 use hakase_proto::token::TokenSet;

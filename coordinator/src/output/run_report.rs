@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 
 use hakase_core::label::{proof_words, Label};
-use hakase_core::query::Oracle;
+use hakase_core::oracle::Oracle;
 use hakase_core::solver::Solution;
 use hakase_core::{FeedbackTable, Game, GuessId};
 use serde_json::json;
@@ -192,7 +192,7 @@ pub fn to_json(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hakase_core::presets::load_preset;
+    use hakase_core::rules::presets::load_preset;
     use hakase_core::solver::{FirstGuesses, Solver, SolverConfig};
 
     fn report(unchecked_rank: Option<usize>) -> (Vec<String>, Vec<GuessId>) {

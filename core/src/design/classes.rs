@@ -15,7 +15,7 @@
 //! the class has answers. [`Classes`] keeps Q as a class id per answer.
 
 use super::Letters;
-use crate::word::BOARD;
+use crate::rules::word::BOARD;
 
 /// The answers as letter arrays, with per-answer letter counts ready for the bounds.
 #[derive(Debug, Clone)]
@@ -26,7 +26,7 @@ pub struct Answers {
 
 impl Answers {
     /// The game's answers (all fill the board).
-    pub fn new(game: &crate::game::Game) -> Answers {
+    pub fn new(game: &crate::rules::game::Game) -> Answers {
         Answers {
             letters: game
                 .answers()

@@ -4,7 +4,7 @@
 //! real game's.
 
 use crate::error::Result;
-use crate::game::{Game, GuessId, WordListInput};
+use crate::rules::game::{Game, GuessId, WordListInput};
 
 /// `game` with `text` appended to its guesses (the same game when `text` is already an
 /// allowed guess), and the guess id of `text`. The string may be played at any step, but

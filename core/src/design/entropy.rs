@@ -33,10 +33,10 @@ use rayon::prelude::*;
 
 use super::classes::{copies, entropy_of_sizes, Answers, Classes};
 use super::{Letters, Space};
-use crate::entropy::tie_key;
-use crate::game::Game;
-use crate::pattern::{feedback, PATTERNS};
-use crate::word::BOARD;
+use crate::heuristics::entropy::tie_key;
+use crate::rules::game::Game;
+use crate::rules::pattern::{feedback, PATTERNS};
+use crate::rules::word::BOARD;
 
 /// Slack for floating-point rounding when a bound is compared with an entropy.
 const EPS: f64 = 1e-9;

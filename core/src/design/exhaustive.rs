@@ -15,9 +15,9 @@
 use super::classes::{Answers, Classes};
 use super::score::{Scorer, Total};
 use super::{Letters, Space};
+use crate::rules::word::BOARD;
 use crate::solver::bounds::min_total as level_bound;
 use crate::solver::INFEASIBLE;
-use crate::word::BOARD;
 
 /// A string with its exact total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]

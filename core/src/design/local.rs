@@ -16,9 +16,9 @@ use super::entropy::entropy_of;
 use super::exhaustive::{TopTotals, Valued};
 use super::score::{Scorer, Total};
 use super::{Letters, Space};
-use crate::entropy::tie_key;
+use crate::heuristics::entropy::tie_key;
+use crate::rules::word::BOARD;
 use crate::solver::INFEASIBLE;
-use crate::word::BOARD;
 
 /// How long to search.
 #[derive(Debug, Clone, Copy)]

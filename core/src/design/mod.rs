@@ -21,9 +21,9 @@ pub mod space;
 use crate::plural::plural;
 use thiserror::Error;
 
-use crate::game::Game;
-use crate::pattern::{feedback, Pattern};
-use crate::word::{Word, BOARD};
+use crate::rules::game::Game;
+use crate::rules::pattern::{feedback, Pattern};
+use crate::rules::word::{Word, BOARD};
 
 pub use space::{Space, SpaceOptions};
 
@@ -99,9 +99,9 @@ pub fn patterns(game: &Game, letters: Letters) -> Vec<Pattern> {
 
 /// Entropy in bits of a designed string's pattern distribution over all answers.
 pub fn string_entropy(game: &Game, letters: Letters) -> f64 {
-    let mut counts = [0u32; crate::pattern::PATTERNS];
+    let mut counts = [0u32; crate::rules::pattern::PATTERNS];
     for p in patterns(game, letters) {
         counts[p.0 as usize] += 1;
     }
-    crate::entropy::entropy_of_counts(&counts, game.answers().len())
+    crate::heuristics::entropy::entropy_of_counts(&counts, game.answers().len())
 }

@@ -5,9 +5,9 @@ use super::exhaustive::{self, Valued};
 use super::local::{self, LocalOptions};
 use super::score::Scorer;
 use super::{Letters, Space};
-use crate::game::Game;
-use crate::table::FeedbackTable;
-use crate::word::BOARD;
+use crate::rules::game::Game;
+use crate::rules::table::FeedbackTable;
+use crate::rules::word::BOARD;
 
 /// How the exact-total search ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -91,7 +91,7 @@ pub fn search_total(
 /// The `k` real names of the board's length with the highest entropy, as strings of the
 /// space (letters no answer uses replaced by the space's blank): seeds for both searches.
 pub fn real_starts(game: &Game, table: &FeedbackTable, space: &Space, k: usize) -> Vec<Letters> {
-    let ranked = crate::entropy::rank(table, &game.all_answers());
+    let ranked = crate::heuristics::entropy::rank(table, &game.all_answers());
     ranked
         .iter()
         .filter_map(|r| {

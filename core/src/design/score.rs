@@ -9,12 +9,12 @@
 //! pattern on every answer of each of its parts, so it never helps below the root.
 
 use super::Letters;
-use crate::game::{AnswerId, Game};
-use crate::pattern::{Pattern, PATTERNS};
+use crate::rules::game::{AnswerId, Game};
+use crate::rules::pattern::{Pattern, PATTERNS};
+use crate::rules::table::FeedbackTable;
 use crate::solver::bounds::{min_depth, min_total};
 use crate::solver::hard::HardState;
 use crate::solver::{Mode, Node, Outcome, Solver, SolverConfig, INFEASIBLE};
-use crate::table::FeedbackTable;
 
 /// What a scoring proved: the exact total below the cutoff, else a lower bound at or above it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -95,7 +95,7 @@ impl<'g> Scorer<'g> {
         let guess = super::word(letters);
         let mut buckets: Vec<Vec<AnswerId>> = vec![Vec::new(); PATTERNS];
         for (id, answer) in game.answers().iter().enumerate() {
-            let p = crate::pattern::feedback(&guess, answer);
+            let p = crate::rules::pattern::feedback(&guess, answer);
             if !p.is_win() {
                 buckets[p.0 as usize].push(id as AnswerId);
             }

@@ -6,8 +6,8 @@
 //! without losing any value.
 
 use super::{DesignError, Letters};
-use crate::game::Game;
-use crate::word::BOARD;
+use crate::rules::game::Game;
+use crate::rules::word::BOARD;
 
 /// What the user asked of the strings.
 #[derive(Debug, Clone, Default)]

@@ -2,9 +2,9 @@
 
 use rayon::prelude::*;
 
-use crate::game::{AnswerId, GuessId};
-use crate::pattern::PATTERNS;
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, GuessId};
+use crate::rules::pattern::PATTERNS;
+use crate::rules::table::FeedbackTable;
 
 /// Entropy in bits of the pattern distribution `guess` induces on `candidates`
 /// (all candidates equally likely).

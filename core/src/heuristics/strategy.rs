@@ -2,15 +2,23 @@
 
 use rayon::prelude::*;
 
-use crate::entropy::tie_key;
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::PATTERNS;
-use crate::table::FeedbackTable;
+use crate::heuristics::entropy::tie_key;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::PATTERNS;
+use crate::rules::table::FeedbackTable;
 
 /// A rule that picks the next guess from the answers still possible.
 ///
 /// Strategies see only the candidate set, so they are deterministic functions of it; that is
 /// what lets evaluation build the whole strategy tree once instead of replaying every game.
+///
+/// One of the four seams that choose a guess (docs/development.md, "Choosing a guess"). It
+/// stays apart from [`Player`](crate::heuristics::strategies::Player) because its contract is
+/// the narrower one, and callers that hold no history rely on it: [`total_within`] (the
+/// search's cheap upper bound, recursing on the parts of a split), `build_tree` for
+/// `evaluate` and `chart`, and the screening of best-move puzzles all hand it a candidate set
+/// and nothing else. [`Greedy`](crate::heuristics::strategies::Greedy) makes any strategy a
+/// player.
 pub trait Strategy: Sync {
     /// The name used on the command line.
     fn name(&self) -> &'static str;
@@ -245,7 +253,7 @@ pub fn total_within(
         _ => {}
     }
     let guess = strategy.choose(game, table, candidates);
-    let parts = crate::history::open_parts(table, guess, candidates);
+    let parts = crate::rules::history::open_parts(table, guess, candidates);
     // A guess that tells nothing apart would be played for ever.
     if parts.len() == 1 && parts[0].1.len() == candidates.len() {
         return None;

@@ -18,10 +18,10 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::Pattern;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
 use crate::solver::{Solver, SolverConfig};
-use crate::table::FeedbackTable;
 
 use super::level::{Kind, Level, LEVELS};
 use super::{best_move, deduction, Grade, Puzzle, Row};

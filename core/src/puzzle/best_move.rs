@@ -4,17 +4,17 @@
 //! Two goals: exactly one guess wins within two guesses for every answer (it separates all
 //! answers), or exactly one guess minimises the total by the exact solver. Screening draws
 //! seeded positions and checks cheap facts (answers left, separating guesses, the heuristics'
-//! choices); grading proves the claim with the exact solver, guess class by guess class.
+//! choices); grading proves the best move with the exact solver, guess class by guess class.
 
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::Pattern;
+use crate::heuristics::strategy::{EntropyStrategy, Frequency, Strategy};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
 use crate::solver::hard::HardState;
 use crate::solver::{Node, Outcome, Solver, INFEASIBLE};
-use crate::strategy::{EntropyStrategy, Frequency, Strategy};
-use crate::table::FeedbackTable;
 
 use super::split::{classes, narrow, separating_guesses, split_key};
 use super::{BestMoveGrade, Goal, Level, Tempting};
@@ -103,7 +103,7 @@ pub fn screen(
         return (separators.len() == 1 && separators[0] != frequency).then_some(n);
     }
     let entropy = EntropyStrategy.choose(game, table, c);
-    let expected = crate::strategy::MinExpectedSize.choose(game, table, c);
+    let expected = crate::heuristics::strategy::MinExpectedSize.choose(game, table, c);
     let disagree = split_key(table, entropy, c) != split_key(table, expected, c);
     Some(n + if disagree { 1000 } else { 0 })
 }
@@ -137,7 +137,7 @@ pub fn worst(solver: &Solver, position: &Position, guesses_left: u32, guess: Gue
         .unwrap_or(INFEASIBLE)
 }
 
-/// Exact grading with the solver. `None` when the claim the level needs does not hold.
+/// Exact grading with the solver. `None` when the position is not what the level needs.
 pub fn grade(solver: &Solver, position: &Position, level: Level) -> Option<Graded> {
     let game = solver.game();
     let table = solver.table();

@@ -3,9 +3,9 @@
 //! times as the answer has it. How many answers that reader still thinks possible grades how
 //! much a puzzle leans on the duplicate-letter rule.
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::{Cell, Pattern};
-use crate::word::{Word, BOARD};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::{Cell, Pattern};
+use crate::rules::word::{Word, BOARD};
 
 use super::Reasoning;
 

@@ -6,9 +6,9 @@
 
 use thiserror::Error;
 
-use crate::game::{AnswerId, Game};
-use crate::pattern::Pattern;
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, Game};
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
 
 use super::batch::Slot;
 use super::split::narrow;

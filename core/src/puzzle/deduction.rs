@@ -8,9 +8,9 @@
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::{Cell, Pattern};
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::{Cell, Pattern};
+use crate::rules::table::FeedbackTable;
 
 use super::careless::{careless_candidates, naive_feedback, reasoning};
 use super::split::narrow;

@@ -5,7 +5,8 @@
 //! cheaply (candidate counts, heuristics), the few survivors are graded exactly (the careless
 //! reader's count, the exact solver), and only the best per slot is kept. See [`batch`] for the
 //! memory bound, [`order`] for the near-duplicate rule (the same on one machine and on a
-//! cluster) and [`claim`] for the checks a puzzle made elsewhere gets.
+//! cluster) and [`claim`] for the checks a puzzle made elsewhere gets (a worker's claim: a
+//! result a worker reports, taken only once checked).
 
 pub mod batch;
 pub mod best_move;
@@ -18,8 +19,8 @@ pub mod split;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{Game, GuessId};
-use crate::pattern::Pattern;
+use crate::rules::game::{Game, GuessId};
+use crate::rules::pattern::Pattern;
 
 pub use batch::{plan, Generator, LevelMix, Slot};
 pub use level::{Kind, Level};

@@ -2,9 +2,9 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::game::{AnswerId, GuessId};
-use crate::pattern::{Pattern, PATTERNS};
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, GuessId};
+use crate::rules::pattern::{Pattern, PATTERNS};
+use crate::rules::table::FeedbackTable;
 
 /// The candidates that show `pattern` for `guess`.
 pub fn narrow(
@@ -87,7 +87,7 @@ pub fn separating_guesses(table: &FeedbackTable, candidates: &[AnswerId]) -> Vec
 /// The words rows are drawn from: every allowed guess, except when the guess list dwarfs the
 /// answer list (English Wordle: 12972 against 2315), where rows use the answers, the words
 /// players know.
-pub fn row_pool(game: &crate::game::Game) -> Vec<GuessId> {
+pub fn row_pool(game: &crate::rules::game::Game) -> Vec<GuessId> {
     let answers = game.answers().len();
     if game.guesses().len() > 4 * answers {
         (0..answers as AnswerId)

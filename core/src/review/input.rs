@@ -4,11 +4,11 @@
 //! and the answer, the colours then following from the game's feedback rule.
 
 use crate::error::Error;
-use crate::game::{AnswerId, Game, GuessId};
-use crate::history::Step;
-use crate::pattern::Pattern;
-use crate::query::QueryError;
-use crate::table::FeedbackTable;
+use crate::oracle::QueryError;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::history::Step;
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
 
 use super::ReviewError;
 
@@ -179,7 +179,7 @@ fn check_answer(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::presets::load_preset;
+    use crate::rules::presets::load_preset;
 
     #[test]
     fn a_shared_grid_is_read_without_its_title() {

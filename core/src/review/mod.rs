@@ -29,17 +29,17 @@ use std::collections::HashSet;
 use thiserror::Error;
 
 use crate::error::Error;
-use crate::game::{AnswerId, Game, GuessId};
-use crate::history::{filter, partition, Step};
-use crate::pattern::{Pattern, PATTERNS};
-use crate::query::{check_rules, QueryError, Source};
+use crate::oracle::{check_rules, QueryError, Source};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::history::{filter, partition, Step};
+use crate::rules::pattern::{Pattern, PATTERNS};
+use crate::rules::table::FeedbackTable;
 use crate::solver::hard::HardState;
 use crate::solver::memo::Memo;
 use crate::solver::{
     FirstGuessValue, Mode, Node, Objective, Outcome, Solver, SolverConfig, INFEASIBLE,
 };
-use crate::table::FeedbackTable;
-use crate::tree::Tree;
+use crate::trees::tree::Tree;
 
 pub use cache::ReviewCache;
 pub use input::{grid_rows, read_game, Colours, GameText, ReadGame};

@@ -5,7 +5,7 @@
 use std::sync::OnceLock;
 
 use super::*;
-use crate::presets::load_preset;
+use crate::rules::presets::load_preset;
 use crate::solver::{FirstGuesses, Solution};
 
 struct Fixture {
@@ -291,7 +291,7 @@ fn hard_mode_is_judged_under_hard_rules() {
         ReviewError::Query(QueryError::NotAllowed {
             step: 2,
             guess: "ピカチュウ".into(),
-            why: crate::query::HARD_MODE_RULE.into(),
+            why: crate::oracle::HARD_MODE_RULE.into(),
         })
     );
     let game = read(f, &["ジーランス", "スリーパー"], "スリーパー");
@@ -411,7 +411,7 @@ fn bad_histories_are_refused_at_their_first_fault() {
         err.to_string(),
         format!(
             "step 2 (ゴーリキー 灰灰灰灰灰): {}",
-            crate::history::NO_ANSWER_FITS
+            crate::rules::history::NO_ANSWER_FITS
         )
     );
 }

@@ -4,11 +4,11 @@ use std::collections::HashMap;
 
 use sha2::{Digest, Sha256};
 
-use crate::alphabet::Alphabet;
 use crate::error::{Error, Result};
-use crate::normalize::{echo, normalize_word};
-use crate::pattern::PatternStyle;
-use crate::word::{Word, BOARD};
+use crate::rules::alphabet::Alphabet;
+use crate::rules::normalize::{echo, normalize_word};
+use crate::rules::pattern::PatternStyle;
+use crate::rules::word::{Word, BOARD};
 
 /// Index of a word in the game's guess list.
 pub type GuessId = u32;
@@ -113,12 +113,12 @@ impl Game {
             game.answer_guess.push(guess);
         }
         let cells = game.guesses.len().saturating_mul(game.answers.len());
-        if cells > crate::table::MAX_CELLS {
+        if cells > crate::rules::table::MAX_CELLS {
             return Err(Error::TooLarge {
                 guesses: game.guesses.len(),
                 answers: game.answers.len(),
                 size: format!("{:.1} GiB", 2.0 * cells as f64 / (1u64 << 30) as f64),
-                limit_gib: (2 * crate::table::MAX_CELLS) >> 30,
+                limit_gib: (2 * crate::rules::table::MAX_CELLS) >> 30,
             });
         }
         game.alphabet = alphabet;
@@ -215,7 +215,7 @@ impl Game {
             Error::UnknownWord {
                 suggestions: self.closest_guesses(&word, 3),
                 game: self.name.as_str().into(),
-                elsewhere: crate::presets::preset_with_guess(&word, &self.name),
+                elsewhere: crate::rules::presets::preset_with_guess(&word, &self.name),
                 word: echo(&word),
             }
         })

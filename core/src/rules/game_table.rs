@@ -2,8 +2,8 @@
 //! needs, built once and shared by `Arc` instead of being leaked to live as long as the
 //! process.
 
-use crate::game::Game;
-use crate::table::FeedbackTable;
+use crate::rules::game::Game;
+use crate::rules::table::FeedbackTable;
 
 /// A game and the feedback table built from it. Readable by field; made only by
 /// [`GameTable::build`], so the table always belongs to the game beside it.

@@ -1,9 +1,9 @@
 //! What the player has seen so far, and the answers that still fit it.
 
 use crate::error::{Error, Result};
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::Pattern;
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
 
 /// One played guess and the colours the game showed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -113,14 +113,14 @@ fn split_by_pattern(
     with_win: bool,
 ) -> Vec<(Pattern, Vec<AnswerId>)> {
     let row = table.row(guess);
-    let mut counts = [0u32; crate::pattern::PATTERNS];
+    let mut counts = [0u32; crate::rules::pattern::PATTERNS];
     for &a in candidates {
         counts[usize::from(row[a as usize])] += 1;
     }
     if !with_win {
         counts[usize::from(Pattern::ALL_GREEN.0)] = 0;
     }
-    let mut slot = [usize::MAX; crate::pattern::PATTERNS];
+    let mut slot = [usize::MAX; crate::rules::pattern::PATTERNS];
     let mut parts: Vec<(Pattern, Vec<AnswerId>)> = Vec::new();
     for (p, &count) in counts.iter().enumerate().filter(|(_, &c)| c > 0) {
         slot[p] = parts.len();

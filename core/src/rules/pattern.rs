@@ -4,7 +4,7 @@ use crate::plural::plural;
 use std::fmt::Write as _;
 
 use crate::error::{Error, Result};
-use crate::word::{Word, BOARD};
+use crate::rules::word::{Word, BOARD};
 
 /// One cell of feedback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

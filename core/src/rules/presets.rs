@@ -1,9 +1,9 @@
 //! The games hakase knows by name, built from the word lists embedded in the binary.
 
 use crate::error::{Error, Result};
-use crate::game::{Game, WordListInput};
-use crate::pattern::PatternStyle;
-use crate::word::{read_word_list, BOARD};
+use crate::rules::game::{Game, WordListInput};
+use crate::rules::pattern::PatternStyle;
+use crate::rules::word::{read_word_list, BOARD};
 
 const SPECIES_CSV: &str = include_str!("../../data/pokemon/species.csv");
 const WORDLE_ANSWERS: &[u8] = include_bytes!("../../data/wordle/answers.txt");

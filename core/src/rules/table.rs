@@ -2,9 +2,9 @@
 
 use rayon::prelude::*;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::{Pattern, PATTERNS};
-use crate::word::{Word, BOARD};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::{Pattern, PATTERNS};
+use crate::rules::word::{Word, BOARD};
 
 /// Most cells (guesses × answers) a table may have: it is stored twice, one byte a cell, so
 /// this bounds it at 4 GiB. Larger games are refused when they are built, with an error
@@ -122,7 +122,7 @@ impl AnswerColumns {
 
     /// Writes the pattern of `guess` against every answer into `row`.
     ///
-    /// The same rule as [`crate::pattern::feedback`], restated without branches: a guess
+    /// The same rule as [`crate::rules::pattern::feedback`], restated without branches: a guess
     /// letter that is not green is yellow exactly when the answer's non-green positions hold
     /// more copies of it than the guess's earlier non-green positions do (those copies are
     /// taken first, left to right). Answers always fill the board.

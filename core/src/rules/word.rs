@@ -1,7 +1,7 @@
 //! Words as fixed arrays of letter ids, so feedback is computed without touching strings.
 
-use crate::alphabet::Alphabet;
 use crate::error::{Error, Result};
+use crate::rules::alphabet::Alphabet;
 
 /// The board width of every supported game.
 pub const BOARD: usize = 5;

@@ -17,8 +17,8 @@
 //! adds at most its own pattern. A large part of a first guess has most guesses' letters
 //! rare in it, where the product of colours is far above what the guess shows.
 
-use crate::game::{AnswerId, Game};
-use crate::word::BOARD;
+use crate::rules::game::{AnswerId, Game};
+use crate::rules::word::BOARD;
 
 /// Letter ids a cell's colours are tabled for: every id a word can hold.
 const LETTERS: usize = 256;
@@ -63,7 +63,7 @@ pub(crate) fn cells_of(game: &Game) -> Vec<[Cell; BOARD]> {
 }
 
 /// Adds one to the holders of each letter `word` holds.
-fn count_holders(holding: &mut [u32; LETTERS], word: &crate::word::Word) {
+fn count_holders(holding: &mut [u32; LETTERS], word: &crate::rules::word::Word) {
     for (bits, base) in word.letter_set().iter().zip((0..).step_by(64)) {
         let mut bits = *bits;
         while bits != 0 {
@@ -205,8 +205,8 @@ impl CellCaps {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::presets::load_preset;
-    use crate::table::FeedbackTable;
+    use crate::rules::presets::load_preset;
+    use crate::rules::table::FeedbackTable;
 
     /// On random sets of both games, and on the parts of first guesses, no guess shows more
     /// patterns than its cap, and many show exactly as many; a cap one colour short in a cell
@@ -233,7 +233,7 @@ mod tests {
                 .collect();
             for first in [0, 97, 1234 % game.guesses().len() as u32] {
                 sets.extend(
-                    crate::history::open_parts(&table, first, &all)
+                    crate::rules::history::open_parts(&table, first, &all)
                         .into_iter()
                         .map(|(_, part)| part),
                 );

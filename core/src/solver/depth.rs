@@ -32,7 +32,7 @@ use super::root::{Checkpoint, FirstGuessValue, FirstGuesses, Progress};
 use super::search::in_order_parallel;
 use super::sizes::Sizes;
 use super::{Node, Outcome, Solver, Work, INFEASIBLE};
-use crate::game::{AnswerId, GuessId};
+use crate::rules::game::{AnswerId, GuessId};
 
 /// What is proven about one set (and hard-mode state): it cannot be solved within `fails`
 /// guesses and can be within `holds`.
@@ -263,9 +263,9 @@ fn by_largest_part(mut sizes: Vec<Sizes>) -> Vec<GuessId> {
 mod tests {
     use super::super::bounds::capacity;
     use super::super::{Mode, Node, Solver, SolverConfig, INFEASIBLE};
-    use crate::game::{AnswerId, Game, WordListInput};
-    use crate::pattern::PatternStyle;
-    use crate::table::FeedbackTable;
+    use crate::rules::game::{AnswerId, Game, WordListInput};
+    use crate::rules::pattern::PatternStyle;
+    use crate::rules::table::FeedbackTable;
 
     fn xorshift(state: &mut u64, below: u64) -> u64 {
         *state ^= *state << 13;

@@ -24,9 +24,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::scan::Scan;
 use super::Solver;
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::PATTERNS;
-use crate::word::{Word, BOARD};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::PATTERNS;
+use crate::rules::word::{Word, BOARD};
 
 /// Sets smaller than this keep their pools: the few pairs their children read do not repay
 /// the check.
@@ -199,10 +199,10 @@ fn live_positions(word: &Word, present: &[u64; 4]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::super::{Node, Solver, SolverConfig, INFEASIBLE};
-    use crate::game::{AnswerId, GuessId};
-    use crate::presets::load_preset;
+    use crate::rules::game::{AnswerId, GuessId};
+    use crate::rules::presets::load_preset;
+    use crate::rules::table::FeedbackTable;
     use crate::solver::hard::HardState;
-    use crate::table::FeedbackTable;
 
     /// Random candidate sets of `game`: `count` of them, of `sizes` answers.
     fn random_sets(

@@ -17,10 +17,10 @@ use super::hard::HardState;
 use super::hard_pool::guess_of;
 use super::local::LocalPatterns;
 use super::{Mode, Solver, INFEASIBLE};
-use crate::game::{AnswerId, GuessId};
-use crate::pattern::{Pattern, PATTERNS};
-use crate::table::FeedbackTable;
-use crate::word::BOARD;
+use crate::rules::game::{AnswerId, GuessId};
+use crate::rules::pattern::{Pattern, PATTERNS};
+use crate::rules::table::FeedbackTable;
+use crate::rules::word::BOARD;
 
 /// Guesses followed at once: their pattern sets stay in L1 and their column bytes are near.
 const BLOCK: usize = 256;
@@ -525,11 +525,11 @@ mod tests {
     use super::super::{Mode, Solver, SolverConfig};
     use super::HardState;
     use super::{Lean, LocalPatterns, ROW_READ_MIN};
-    use crate::game::{AnswerId, Game, GuessId};
-    use crate::pattern::Pattern;
-    use crate::presets::load_preset;
+    use crate::rules::game::{AnswerId, Game, GuessId};
+    use crate::rules::pattern::Pattern;
+    use crate::rules::presets::load_preset;
+    use crate::rules::table::FeedbackTable;
     use crate::solver::INFEASIBLE;
-    use crate::table::FeedbackTable;
 
     /// A lean-scan case: a mode, a set, the guesses left and the hard-mode state.
     type Case = (Mode, Vec<AnswerId>, u32, HardState);

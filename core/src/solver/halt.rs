@@ -132,17 +132,17 @@ impl Solver<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::presets::load_preset;
+    use crate::rules::presets::load_preset;
+    use crate::rules::table::FeedbackTable;
     use crate::solver::hard::HardState;
     use crate::solver::{test_rng, SolverConfig, INFEASIBLE};
-    use crate::table::FeedbackTable;
     use crate::Game;
 
     /// A random node of `size` Wordle answers with six guesses left.
     fn random_node(game: &Game, size: usize, seed: u64) -> Node {
         let mut next = test_rng(seed);
         let mut candidates: Vec<_> = (0..size)
-            .map(|_| next(game.answers().len() as u64) as crate::game::AnswerId)
+            .map(|_| next(game.answers().len() as u64) as crate::rules::game::AnswerId)
             .collect();
         candidates.sort_unstable();
         candidates.dedup();

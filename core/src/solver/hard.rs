@@ -1,7 +1,7 @@
 //! Hard mode: what the clues so far force every later guess to contain.
 
-use crate::pattern::{Cell, Pattern};
-use crate::word::{Word, BOARD};
+use crate::rules::pattern::{Cell, Pattern};
+use crate::rules::word::{Word, BOARD};
 
 /// The constraints hard mode puts on the next guess: letters fixed in place by greens, and
 /// how many copies of each letter revealed green or yellow the guess must contain.

@@ -8,8 +8,8 @@
 
 use super::hard::HardState;
 use super::Solver;
-use crate::game::GuessId;
-use crate::word::{Word, BOARD};
+use crate::rules::game::GuessId;
+use crate::rules::word::{Word, BOARD};
 
 /// Bits per block of a set.
 const BITS: usize = 64;
@@ -142,9 +142,9 @@ impl Solver<'_> {
 #[cfg(test)]
 mod tests {
     use super::HardMasks;
-    use crate::game::GuessId;
-    use crate::pattern::Pattern;
-    use crate::presets::load_preset;
+    use crate::rules::game::GuessId;
+    use crate::rules::pattern::Pattern;
+    use crate::rules::presets::load_preset;
     use crate::solver::hard::HardState;
 
     /// The sets must allow exactly what `HardState::allows` allows, for states built from one

@@ -15,7 +15,7 @@ use rustc_hash::FxHashMap;
 
 use super::hard::HardState;
 use super::Solver;
-use crate::game::GuessId;
+use crate::rules::game::GuessId;
 
 const CARRIES_CLASS: GuessId = 1 << 31;
 const GUESS_BITS: u32 = 16;
@@ -149,11 +149,11 @@ mod tests {
     /// parts of random sets of pokemon-qiita2023 below a random guess, in hard mode.
     #[test]
     fn floors_through_classed_pools_equal_full_scans() {
-        use crate::game::AnswerId;
-        use crate::pattern::Pattern;
-        use crate::presets::load_preset;
+        use crate::rules::game::AnswerId;
+        use crate::rules::pattern::Pattern;
+        use crate::rules::presets::load_preset;
+        use crate::rules::table::FeedbackTable;
         use crate::solver::{Mode, SolverConfig};
-        use crate::table::FeedbackTable;
         let game = load_preset("pokemon-qiita2023").expect("preset");
         let table = FeedbackTable::build(&game);
         let config = SolverConfig {

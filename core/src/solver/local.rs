@@ -8,8 +8,8 @@
 //! child's reads of one guess fall on a few nearby lines.
 
 use super::hard_pool::{class_of, guess_of};
-use crate::game::{AnswerId, GuessId};
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, GuessId};
+use crate::rules::table::FeedbackTable;
 
 /// Nodes with fewer candidates read the game's table: their children's scans are short.
 pub(crate) const LOCAL_MIN: usize = 32;
@@ -132,7 +132,7 @@ impl LocalPatterns {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::presets::load_preset;
+    use crate::rules::presets::load_preset;
 
     /// Every local pattern is the table's, and localising maps a subset's
     /// answers to the rows and columns of exactly those answers.
@@ -189,7 +189,7 @@ mod tests {
 
     /// The distinct patterns `guess` shows over `set`.
     fn parts_over(table: &FeedbackTable, guess: GuessId, set: &[AnswerId]) -> u8 {
-        let mut seen = [false; crate::pattern::PATTERNS];
+        let mut seen = [false; crate::rules::pattern::PATTERNS];
         set.iter()
             .for_each(|&a| seen[usize::from(table.row(guess)[a as usize])] = true);
         seen.iter().filter(|&&s| s).count() as u8

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::game::GuessId;
+use crate::rules::game::GuessId;
 
 /// Identity of a subproblem: a 128-bit hash of the candidate set, the guesses left (when they
 /// can matter), the hard-mode state and the solver configuration. At 128 bits an accidental

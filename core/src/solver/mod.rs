@@ -36,8 +36,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::table::FeedbackTable;
 use hard::HardState;
 use hard_masks::HardMasks;
 use memo::{Generations, Memo, MemoryMemo};
@@ -194,6 +194,12 @@ impl Stats {
 
 /// A solver for one game and configuration, sharing one transposition table across threads
 /// (rayon's global pool).
+///
+/// One of the four seams that choose a guess (docs/development.md, "Choosing a guess"), and
+/// the one the others stand on: it does not pick a move for a position but proves the
+/// optimum of a candidate set (a value for every first guess it ranks, proven or bounded,
+/// under a budget and a halt), from which the [`Oracle`](crate::oracle::Oracle) reads its
+/// answers and puzzles are graded. It is a type, not a trait: there is one exact search.
 pub struct Solver<'g> {
     game: &'g Game,
     table: &'g FeedbackTable,
@@ -225,7 +231,7 @@ pub struct Solver<'g> {
     /// that a test can compare floors with and without.
     cell_caps: bool,
     /// Each guess's cells as the cell caps table them (see the `cells` module).
-    cells_of: Vec<[cells::Cell; crate::word::BOARD]>,
+    cells_of: Vec<[cells::Cell; crate::rules::word::BOARD]>,
     /// The halt every search obeys when given none (see [`Solver::halting_on`]).
     halt: Option<Arc<Halt>>,
     /// Search counters.

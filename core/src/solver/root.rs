@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 
 use super::search::{in_order_parallel, PartStep};
 use super::{Node, Objective, Outcome, Solver, SolverConfig, Work, INFEASIBLE};
-use crate::game::GuessId;
-use crate::tree::{Evaluation, Tree};
+use crate::rules::game::GuessId;
+use crate::trees::tree::{Evaluation, Tree};
 
 /// A first guess and what the search proved about it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

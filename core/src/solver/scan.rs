@@ -10,9 +10,9 @@ use super::floor::ROW_READ_MIN;
 use super::hard::HardState;
 use super::hard_pool::Classes;
 use super::{Mode, Solver, INFEASIBLE};
-use crate::entropy::{entropy_of_counts, tie_key};
-use crate::game::{AnswerId, GuessId};
-use crate::pattern::{Pattern, PATTERNS};
+use crate::heuristics::entropy::{entropy_of_counts, tie_key};
+use crate::rules::game::{AnswerId, GuessId};
+use crate::rules::pattern::{Pattern, PATTERNS};
 
 /// How one guess splits a node's candidates.
 #[derive(Debug, Clone, Copy)]

@@ -14,9 +14,9 @@ use super::local::{LocalPatterns, LOCAL_MIN};
 use super::memo::{MemoEntry, MemoKey};
 use super::scan::GuessStat;
 use super::{Mode, Node, Outcome, Solver, Work, INFEASIBLE};
-use crate::game::{AnswerId, GuessId};
-use crate::pattern::Pattern;
-use crate::tree::Tree;
+use crate::rules::game::{AnswerId, GuessId};
+use crate::rules::pattern::Pattern;
+use crate::trees::tree::Tree;
 
 /// A node being searched: what every step of its search needs.
 #[derive(Clone, Copy)]
@@ -370,7 +370,7 @@ impl Solver<'_> {
     fn quick_bounds(
         &self,
         here: &Here<'_>,
-        word: &crate::word::Word,
+        word: &crate::rules::word::Word,
         parts: &[(Pattern, Vec<AnswerId>)],
         bounds: &mut [u32],
         (running, beta): (u32, u32),
@@ -492,13 +492,13 @@ impl Solver<'_> {
 
     /// The parts `guess` splits `set` into, without the winning one, in pattern order.
     pub(crate) fn split(&self, set: &[AnswerId], guess: GuessId) -> Vec<(Pattern, Vec<AnswerId>)> {
-        crate::history::open_parts(self.table, guess, set)
+        crate::rules::history::open_parts(self.table, guess, set)
     }
 
     pub(crate) fn child_hard(
         &self,
         hard: &HardState,
-        word: &crate::word::Word,
+        word: &crate::rules::word::Word,
         pattern: Pattern,
     ) -> HardState {
         if self.config.mode == Mode::Hard {

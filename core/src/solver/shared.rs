@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::{Solver, SolverConfig};
-use crate::game_table::GameTable;
+use crate::rules::game_table::GameTable;
 
 self_cell::self_cell!(
     /// The shared game and table, and the solver that borrows them.

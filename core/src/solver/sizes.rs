@@ -6,8 +6,8 @@ use std::sync::atomic::Ordering;
 
 use super::hard::HardState;
 use super::Solver;
-use crate::game::{AnswerId, GuessId};
-use crate::pattern::{Pattern, PATTERNS};
+use crate::rules::game::{AnswerId, GuessId};
+use crate::rules::pattern::{Pattern, PATTERNS};
 
 /// How one guess splits a set, in sizes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

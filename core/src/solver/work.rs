@@ -4,8 +4,8 @@
 //! while the costly ones run.
 
 use super::{Node, Solver};
-use crate::game::GuessId;
-use crate::pattern::{Pattern, PATTERNS};
+use crate::rules::game::GuessId;
+use crate::rules::pattern::{Pattern, PATTERNS};
 
 /// The search's progress in expected cost: settled, being searched, all, and what a checkpoint
 /// already held when this session began (which this session's rate must not count).

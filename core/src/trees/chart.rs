@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::history::partition;
-use crate::pattern::Pattern;
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::history::partition;
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
 
 /// One line of the chart.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::Pattern;
-use crate::table::FeedbackTable;
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
 
 /// What to guess at a node and where each possible feedback leads. The winning pattern has
 /// no branch: the game is over.
@@ -154,7 +154,7 @@ pub fn build_tree(
     if depth >= MAX_DEPTH {
         return tree;
     }
-    for (pattern, part) in crate::history::partition(table, guess, candidates) {
+    for (pattern, part) in crate::rules::history::partition(table, guess, candidates) {
         if pattern.is_win() || part.len() == candidates.len() {
             continue;
         }

@@ -9,11 +9,11 @@ use crate::plural::plural;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::game::{AnswerId, Game};
-use crate::history::partition;
-use crate::pattern::Pattern;
-use crate::table::FeedbackTable;
-use crate::tree::Tree;
+use crate::rules::game::{AnswerId, Game};
+use crate::rules::history::partition;
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
+use crate::trees::tree::Tree;
 
 /// The JSON schema identifier written into every document.
 pub const SCHEMA: &str = "hakase-tree/1";
@@ -306,7 +306,7 @@ pub fn from_text(game: &Game, text: &str) -> Result<Tree, TreeFileError> {
 
 fn insert(
     slot: &mut Option<Tree>,
-    steps: &[(crate::game::GuessId, Pattern)],
+    steps: &[(crate::rules::game::GuessId, Pattern)],
 ) -> Result<(), String> {
     let (guess, pattern) = steps[0];
     let node = slot.get_or_insert_with(|| Tree::leaf(guess));

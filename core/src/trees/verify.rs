@@ -5,12 +5,12 @@
 use crate::plural::plural;
 use thiserror::Error;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::pattern::{feedback, Pattern};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::pattern::{feedback, Pattern};
+use crate::rules::word::Word;
 use crate::solver::hard::HardState;
 use crate::solver::Mode;
-use crate::tree::{Evaluation, Tree};
-use crate::word::Word;
+use crate::trees::tree::{Evaluation, Tree};
 
 /// The first problem found in a tree.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

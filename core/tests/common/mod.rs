@@ -1,8 +1,8 @@
 //! Helpers shared by the acceptance tests.
 #![allow(dead_code)]
 
-use hakase_core::presets::load_preset;
-use hakase_core::word::Word;
+use hakase_core::rules::presets::load_preset;
+use hakase_core::rules::word::Word;
 use hakase_core::{FeedbackTable, Game};
 
 /// A preset with its feedback table.

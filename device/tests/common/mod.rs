@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use hakase_core::chart::Chart;
-use hakase_core::presets::load_preset;
-use hakase_core::strategy::{EntropyStrategy, Strategy};
-use hakase_core::tree::build_tree;
+use hakase_core::heuristics::strategy::{EntropyStrategy, Strategy};
+use hakase_core::rules::presets::load_preset;
+use hakase_core::trees::chart::Chart;
+use hakase_core::trees::tree::build_tree;
 use hakase_core::FeedbackTable;
 use hakase_device::{ChartView, Frame, Ink, PanelColour, HEIGHT, WIDTH};
 

@@ -1,7 +1,7 @@
 use super::lease::{pick, AFFINITY_WINDOW};
 use super::*;
 use crate::audit::Reason;
-use hakase_core::presets::load_preset;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::solver::{Solver, INFEASIBLE};
 use hakase_proto::job::{JobAnswer, JobKind};
 
@@ -489,7 +489,7 @@ fn a_one_guess_run_shows_its_parts_and_an_interval_that_holds_the_value() {
     let root = solver.root(game.tries());
     // The guess leaving the largest part (at least 64 answers, so that it is sliced).
     let largest = |g: GuessId| {
-        hakase_core::history::partition(&gen1.table, g, &root.candidates)
+        hakase_core::rules::history::partition(&gen1.table, g, &root.candidates)
             .iter()
             .map(|(_, part)| part.len())
             .max()

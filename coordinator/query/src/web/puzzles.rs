@@ -20,9 +20,9 @@ use axum::extract::Path;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use hakase_core::normalize::normalize_word;
-use hakase_core::presets::load_preset;
 use hakase_core::puzzle::{Goal, Grade, Kind, Level, Puzzle, Row};
+use hakase_core::rules::normalize::normalize_word;
+use hakase_core::rules::presets::load_preset;
 use hakase_core::Game;
 use serde::{Deserialize, Serialize};
 

@@ -16,13 +16,13 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use clap::builder::PossibleValuesParser;
 use clap::Args;
-use hakase_core::history::Step;
-use hakase_core::strategies::catalog::{contender, Contender, Options, COMPARE_NAMES};
-use hakase_core::strategies::scoreboard::{
+use hakase_core::heuristics::strategies::catalog::{contender, Contender, Options, COMPARE_NAMES};
+use hakase_core::heuristics::strategies::scoreboard::{
     game_of, guesses_per_answer, row, worst_losses, Loss, Row,
 };
-use hakase_core::strategies::universe::Universe;
-use hakase_core::word::read_word_list;
+use hakase_core::heuristics::strategies::universe::Universe;
+use hakase_core::rules::history::Step;
+use hakase_core::rules::word::read_word_list;
 use hakase_core::{FeedbackTable, Game, GuessId};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -366,8 +366,8 @@ pub fn compare(
 fn worst_game(
     game: &Game,
     table: &FeedbackTable,
-    tree: &hakase_core::tree::Tree,
-    best: &hakase_core::tree::Tree,
+    tree: &hakase_core::trees::tree::Tree,
+    best: &hakase_core::trees::tree::Tree,
     loss: Loss,
 ) -> WorstGame {
     let played = game_of(tree, table, loss.answer);

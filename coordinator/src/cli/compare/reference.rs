@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::output::Label;
 use anyhow::{bail, Context, Result};
 use hakase_core::solver::{FirstGuesses, Solver, SolverConfig};
-use hakase_core::tree::Tree;
+use hakase_core::trees::tree::Tree;
 use hakase_core::{FeedbackTable, Game, GuessId};
 use hakase_runs as run;
 

@@ -6,11 +6,11 @@ use super::frequency::{
 use super::play::play_tree;
 use super::universe::Universe;
 use super::{Greedy, Player};
-use crate::game::{Game, GuessId};
+use crate::heuristics::strategy::by_name;
+use crate::rules::game::{Game, GuessId};
+use crate::rules::table::FeedbackTable;
 use crate::solver::{FirstGuesses, Solver, SolverConfig};
-use crate::strategy::by_name;
-use crate::table::FeedbackTable;
-use crate::tree::Tree;
+use crate::trees::tree::Tree;
 
 /// Every name [`contender`] accepts, in report order.
 pub const COMPARE_NAMES: [&str; 9] = [

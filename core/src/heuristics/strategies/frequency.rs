@@ -11,10 +11,10 @@
 //! The blog's probe code marks every letter played so far as used (its condition is always
 //! true); its comment and text say green and gray letters, which is what is done here.
 
-use crate::game::{Game, GuessId};
-use crate::pattern::Cell;
+use crate::rules::game::{Game, GuessId};
+use crate::rules::pattern::Cell;
+use crate::rules::table::FeedbackTable;
 use crate::solver::Mode;
-use crate::table::FeedbackTable;
 
 use super::{Player, Situation};
 

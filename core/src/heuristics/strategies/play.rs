@@ -7,11 +7,11 @@ use rayon::prelude::*;
 
 use super::universe::{narrow, Universe};
 use super::{Player, Situation};
-use crate::game::{AnswerId, Game, GuessId};
-use crate::history::{partition, Step};
-use crate::pattern::Pattern;
-use crate::table::FeedbackTable;
-use crate::tree::{Tree, MAX_DEPTH};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::history::{partition, Step};
+use crate::rules::pattern::Pattern;
+use crate::rules::table::FeedbackTable;
+use crate::trees::tree::{Tree, MAX_DEPTH};
 
 /// The tree `player` plays against every answer of the game, drawing its pool from
 /// `universe`; `first` forces the opening guess. A guess that rules out no answer and no

@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use crate::game::{AnswerId, Game, GuessId};
-use crate::history::Step;
-use crate::table::FeedbackTable;
-use crate::tree::{Tree, MAX_DEPTH};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::history::Step;
+use crate::rules::table::FeedbackTable;
+use crate::trees::tree::{Tree, MAX_DEPTH};
 
 /// The guesses the tree needs for each answer (`None`: never found), indexed by answer id.
 pub fn guesses_per_answer(tree: &Tree, table: &FeedbackTable, answers: usize) -> Vec<Option<u32>> {

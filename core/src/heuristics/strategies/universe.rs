@@ -1,11 +1,11 @@
 //! Universes: the ordered word lists a player takes its candidates from (the seed blog's
 //! 検索母集団, e.g. a list of common words first, then every allowed word).
 
-use crate::game::{Game, GuessId};
-use crate::history::Step;
-use crate::pattern::feedback;
-use crate::table::FeedbackTable;
-use crate::word::BOARD;
+use crate::rules::game::{Game, GuessId};
+use crate::rules::history::Step;
+use crate::rules::pattern::feedback;
+use crate::rules::table::FeedbackTable;
+use crate::rules::word::BOARD;
 
 /// An ordered list of word lists; the first with a word that fits the clues is the pool.
 #[derive(Debug, Clone)]

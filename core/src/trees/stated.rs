@@ -5,10 +5,10 @@
 use crate::plural::plural;
 use serde_json::Value;
 
-use crate::game::Game;
+use crate::rules::game::Game;
 use crate::solver::Mode;
-use crate::tree::Evaluation;
-use crate::treefile::TreeDocument;
+use crate::trees::tree::Evaluation;
+use crate::trees::treefile::TreeDocument;
 
 /// The facts a tree document states, each when present and readable.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

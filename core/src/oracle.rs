@@ -1,5 +1,8 @@
-//! Answering players' questions from a solved run: "what do I guess next?" and "what does
-//! the chart of this first guess look like under the optimal strategy?".
+//! The oracle: answers to players' questions (queries) from a solved run, "what do I guess
+//! next?" and "what does the chart of this first guess look like under the optimal
+//! strategy?". The query service (`hakase-query`) serves these answers; this is the pure
+//! computation under it, named for its type ([`Oracle`]) so that "query" keeps one meaning:
+//! a player's question.
 //!
 //! The stored optimal tree answers every game that followed it; when the player guessed
 //! something else, the optimum for the new situation is computed on the spot with the exact
@@ -11,14 +14,14 @@ use crate::plural::plural;
 use serde::Serialize;
 use thiserror::Error;
 
-use crate::chart::{Chart, ChartRow};
 use crate::error::Error;
-use crate::game::{AnswerId, Game, GuessId};
-use crate::history::{filter, open_parts, partition, Step};
+use crate::rules::game::{AnswerId, Game, GuessId};
+use crate::rules::history::{filter, open_parts, partition, Step};
+use crate::rules::table::FeedbackTable;
 use crate::solver::hard::HardState;
 use crate::solver::{Halt, Mode, Node, Objective, Solution, Solver, SolverConfig};
-use crate::table::FeedbackTable;
-use crate::tree::Tree;
+use crate::trees::chart::{Chart, ChartRow};
+use crate::trees::tree::Tree;
 
 /// Transposition-table entries for on-the-spot solves: ample for the subproblems left after
 /// a guess, small enough to allocate per query.
@@ -191,13 +194,22 @@ pub fn parse_history<S: AsRef<str>>(
             };
             let guess = game.find_guess(word.as_ref()).map_err(bad)?;
             let len = game.guesses()[guess as usize].len();
-            let pattern = crate::pattern::Pattern::parse(pattern.as_ref(), len).map_err(bad)?;
+            let pattern =
+                crate::rules::pattern::Pattern::parse(pattern.as_ref(), len).map_err(bad)?;
             Ok(Step { guess, pattern })
         })
         .collect()
 }
 
 /// Answers questions about one solved run.
+///
+/// One of the four seams that choose a guess (docs/development.md, "Choosing a guess"), kept
+/// apart from the heuristic ones because its contract differs on three counts: its guess is
+/// the optimum (read from the run's proven tree, or solved on the spot when the history left
+/// it), asking can fail (an unreadable or contradictory history, a guess the mode forbids, an
+/// on-the-spot solve over its limit or halted), and the answer says where it came from and
+/// what it is worth ([`NextGuess`]: [`Source`], total, worst). A heuristic's infallible guess
+/// id can say none of that.
 pub struct Oracle<'a> {
     game: &'a Game,
     table: &'a FeedbackTable,
@@ -600,7 +612,7 @@ pub(crate) fn check_rules(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::presets::load_preset;
+    use crate::rules::presets::load_preset;
     use crate::solver::FirstGuesses;
     use std::sync::OnceLock;
 
@@ -738,7 +750,7 @@ mod tests {
         // A pattern レントラー never shows (four greens and a gray cannot happen with 1 answer
         // differing in one letter? use a pattern no answer gives).
         let never = (0..243u8)
-            .map(crate::pattern::Pattern)
+            .map(crate::rules::pattern::Pattern)
             .find(|p| {
                 let gid = g.find_guess("レントラー").expect("word");
                 !g.all_answers().iter().any(|&a| o.table.get(gid, a) == *p)
@@ -762,7 +774,7 @@ mod tests {
         let long: Vec<Step> = (0..11)
             .map(|_| Step {
                 guess: gid,
-                pattern: crate::pattern::Pattern(0),
+                pattern: crate::rules::pattern::Pattern(0),
             })
             .collect();
         assert!(matches!(
