@@ -32,6 +32,11 @@ pub(crate) const ROW_READ_MIN: usize = 64;
 /// Sets at least this large cap each guess by its cells (see `cells`).
 const CELL_CAPS_MIN: usize = 16;
 
+/// How far, in percent, the lifts the sets read together could give must exceed what they
+/// need before each is asked for only its share (see [`aimed`]): below it, an ask missed by
+/// one set means reading the others again.
+const AIM_SLACK: u64 = 10;
+
 /// Answers read between two checks of a guess's repeats in a row-wise scan.
 const CHECK_EVERY: usize = 8;
 
@@ -205,15 +210,22 @@ impl Solver<'_> {
     /// Reading a large set along a guess's row is bound by memory, not arithmetic: it pulls
     /// most of the row's cache lines in to use a few bytes of each. The parts of one split
     /// are disjoint subsets of the same answers, so they use the same rows: reading each row
-    /// once for all of them divides that traffic by about the number of parts. Each floor is
-    /// exactly the one its set gets alone.
+    /// once for all of them divides that traffic by about the number of parts. Without
+    /// `need`, each floor is exactly the one its set gets alone, flagged `false`.
+    ///
+    /// With `need`, the floors only have to lift the sets' bounds held by that much in all
+    /// (the caller's cutoff): once each set's candidates are read, the lift each can give is
+    /// known from above (its best candidate's bound), and when those lifts add up to well
+    /// over `need` each set is read only up to its share of it (see [`aimed`]). A set asked
+    /// for a share comes back as the least of its floor and its ask, flagged `true` when it
+    /// reached the ask (its floor may be higher); every floor is a lower bound either way.
     pub(crate) fn floors_together(
         &self,
         sets: &[(&[AnswerId], (u32, u32), HardState)],
         depth: u32,
-        inherited: Option<&[GuessId]>,
-        parts: Option<&[u8]>,
-    ) -> Vec<u32> {
+        (inherited, parts): (Option<&[GuessId]>, Option<&[u8]>),
+        need: Option<u32>,
+    ) -> Vec<(u32, bool)> {
         let parts = self.usable_part_counts(inherited, parts);
         self.stats
             .scans
@@ -235,6 +247,15 @@ impl Solver<'_> {
                 None,
                 2 * set.len() as u32 - 1,
             );
+        }
+        // Each set's ask, when it has one: its bound held lifted by its share.
+        let mut aims = vec![None; sets.len()];
+        if let Some(need) = need {
+            let lifts: Vec<u32> = leans.iter().map(Lean::lift).collect();
+            for ((lean, aim), share) in leans.iter_mut().zip(&mut aims).zip(aimed(&lifts, need)) {
+                *aim = share.map(|share| lean.least + share);
+                lean.floor = lean.floor.min(aim.unwrap_or(INFEASIBLE));
+            }
         }
         // What each set allows is a subsequence of the inherited list (or of every guess):
         // walk that list once, and let each set read the rows it allows.
@@ -264,7 +285,11 @@ impl Solver<'_> {
         }
         let pairs = leans.iter().map(|lean| lean.pairs).sum();
         self.stats.scanned_pairs.fetch_add(pairs, Ordering::Relaxed);
-        leans.iter().map(Lean::floor).collect()
+        leans
+            .iter()
+            .zip(aims)
+            .map(|(lean, aim)| (lean.floor(), aim.is_some_and(|aim| lean.floor() >= aim)))
+            .collect()
     }
 }
 
@@ -308,6 +333,32 @@ impl Solver<'_> {
             self.config.mode == Mode::Normal && inherited.is_some_and(|i| i.len() == p.len())
         })
     }
+}
+
+/// How much each set read together is asked to lift its bound held by, given `lifts`, the
+/// most each can (its best candidate's bound over its bound held: at least what its floor
+/// gives), when together they must lift `need`; `None` for a set read up to its ceiling.
+///
+/// When the lifts add up to more than [`AIM_SLACK`] percent over `need`, each set is asked
+/// for its share of `need`, in proportion to its lift (rounded up, so the asks add up to at
+/// least `need`). A set asked for less than its floor gives is read only until no guess can
+/// go below its ask, which drops every guess that splits it too narrowly for that from the
+/// first answers on: when every set reaches its ask, `need` is met and no floor needed
+/// reading to the end. Shares in proportion did better than asking the sets with the most
+/// lift by size in full (greedy) or every set for its lift less the same amount.
+fn aimed(lifts: &[u32], need: u32) -> Vec<Option<u32>> {
+    let total: u64 = lifts.iter().map(|&l| u64::from(l)).sum();
+    let need = u64::from(need);
+    if lifts.len() < 2 || total * 100 <= need * (100 + AIM_SLACK) {
+        return vec![None; lifts.len()];
+    }
+    lifts
+        .iter()
+        .map(|&lift| {
+            let share = (u64::from(lift) * need).div_ceil(total);
+            (share < u64::from(lift)).then_some(share as u32)
+        })
+        .collect()
 }
 
 impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
@@ -476,6 +527,11 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
     /// True when a guess making at most `cap` parts repeats at least `limit` patterns.
     fn too_few(&self, cap: u32, limit: u32) -> bool {
         (self.set.len() as u32).saturating_sub(cap) >= limit
+    }
+
+    /// How far the floor found so far is above the bound held.
+    fn lift(&self) -> u32 {
+        self.floor.saturating_sub(self.least)
     }
 
     /// The floor found, or `least` when it is lower.
@@ -695,7 +751,14 @@ mod tests {
                             (set.as_slice(), (0, ceiling), hard.clone())
                         })
                         .collect();
-                    let together = solver.floors_together(&sets, depth, pool, parts);
+                    let together: Vec<u32> = solver
+                        .floors_together(&sets, depth, (pool, parts), None)
+                        .into_iter()
+                        .map(|(floor, aimed)| {
+                            assert!(!aimed);
+                            floor
+                        })
+                        .collect();
                     let expected: Vec<u32> = alone
                         .iter()
                         .zip(&ceilings)
@@ -707,6 +770,131 @@ mod tests {
             }
         }
         assert!(checked > 200, "only {checked} groups");
+    }
+
+    /// Floors read together towards a need: every floor is a lower bound on the set's own
+    /// floor; one that reached its ask is flagged and comes back as the ask, one that did not
+    /// is exact; and when every set reaches its ask, the asks meet the need. Run over the big
+    /// parts of some first guesses' splits, at every need from one to all they can lift. Some
+    /// asks equal the floor exactly, so an ask reported one higher is caught.
+    #[test]
+    fn floors_read_towards_a_need_are_bounds_that_meet_it() {
+        let (mut aimed, mut tight, mut met) = (0, 0, 0);
+        // Wordle's big parts often have their best guess among the non-candidates.
+        for (name, mode, step) in [
+            ("pokemon-qiita2023", Mode::Normal, 53),
+            ("pokemon-qiita2023", Mode::Hard, 53),
+            ("wordle", Mode::Normal, 2999),
+        ] {
+            let game = load_preset(name).expect("preset");
+            let table = FeedbackTable::build(&game);
+            let all: Vec<AnswerId> = (0..game.answers().len() as AnswerId).collect();
+            let solver = solver(&game, &table, mode);
+            let top = solver.scan(&all, 5, &HardState::default(), None, 0);
+            for &guess in top.pool.iter().step_by(step) {
+                let guess = super::guess_of(guess);
+                let word = &game.guesses()[guess as usize];
+                let parts: Vec<(Vec<AnswerId>, HardState)> = solver
+                    .split(&all, guess)
+                    .into_iter()
+                    .filter(|(_, part)| part.len() >= ROW_READ_MIN)
+                    .map(|(pattern, part)| {
+                        (
+                            part,
+                            solver.child_hard(&HardState::default(), word, pattern),
+                        )
+                    })
+                    .collect();
+                if parts.len() < 2 {
+                    continue;
+                }
+                let alone: Vec<u32> = parts
+                    .iter()
+                    .map(|(set, hard)| solver.floor(set, (4, INFEASIBLE), hard, None, None))
+                    .collect();
+                // Bounds held as the search holds them (2n − 1), or a little below the floor,
+                // where asks often come out at the floor itself.
+                let held: Vec<u32> = parts
+                    .iter()
+                    .zip(&alone)
+                    .enumerate()
+                    .map(|(i, ((p, _), &own))| {
+                        let least = 2 * p.len() as u32 - 1;
+                        match guess % 2 {
+                            0 => least,
+                            _ => own
+                                .min(INFEASIBLE - 1)
+                                .saturating_sub(1 + i as u32 % 4)
+                                .max(least),
+                        }
+                    })
+                    .collect();
+                let lift: u32 = alone
+                    .iter()
+                    .zip(&held)
+                    .map(|(f, h)| f.min(&INFEASIBLE) - h)
+                    .sum();
+                let sets: Vec<(&[AnswerId], (u32, u32), HardState)> = parts
+                    .iter()
+                    .zip(&held)
+                    .map(|((set, hard), &held)| (set.as_slice(), (held, INFEASIBLE), hard.clone()))
+                    .collect();
+                // What each set's candidates alone lift it by: the floors' asks are shares of
+                // these. Needs that make a set's share exactly its own lift, where its best
+                // guess is no candidate, test the asks at the floor.
+                let seeds: Vec<u32> = parts
+                    .iter()
+                    .zip(&held)
+                    .map(|((set, hard), &held)| {
+                        let candidates = solver.allowed_candidates(set, hard);
+                        let seed =
+                            solver.floor(set, (4, INFEASIBLE), hard, Some(&candidates), None);
+                        seed.min(INFEASIBLE).saturating_sub(held)
+                    })
+                    .collect();
+                let total: u32 = seeds.iter().sum();
+                let exact =
+                    seeds
+                        .iter()
+                        .zip(&alone)
+                        .zip(&held)
+                        .filter_map(|((&seed, &own), &held)| {
+                            let own = own.min(INFEASIBLE) - held;
+                            (own < seed).then(|| {
+                                (u64::from(own) * u64::from(total) / u64::from(seed)) as u32
+                            })
+                        });
+                let needs: Vec<u32> = (1..=lift.min(400))
+                    .step_by(1 + lift as usize / (4000 / step))
+                    .chain(exact)
+                    .collect();
+                for need in needs {
+                    let floors = solver.floors_together(&sets, 4, (None, None), Some(need));
+                    let mut lifted = 0;
+                    let mut all_reached = true;
+                    for ((&(floor, reached), &own), &held) in floors.iter().zip(&alone).zip(&held) {
+                        assert!(floor <= own, "{mode:?} need {need}: {floor} above {own}");
+                        if reached {
+                            aimed += 1;
+                            tight += usize::from(floor == own);
+                        } else {
+                            assert_eq!(floor, own, "{mode:?} need {need}");
+                            all_reached = false;
+                        }
+                        lifted += floor.min(INFEASIBLE) - held;
+                    }
+                    if all_reached {
+                        assert!(lifted >= need, "{mode:?} asks {lifted} short of {need}");
+                        met += 1;
+                    }
+                }
+            }
+        }
+        assert!(aimed > 100 && met > 20, "only {aimed} asks, {met} met");
+        assert!(
+            tight > 0,
+            "no ask at the floor of {aimed}, {met} met: one too high would go unseen"
+        );
     }
 
     /// Floors read from a node's local patterns equal the floors read from the table, for

@@ -405,14 +405,34 @@ impl Solver<'_> {
                     (part, (bound, sum.ceiling(bound)), child_hard.clone())
                 })
                 .collect();
-            let floors = self.floors_together(&sets, depth - 1, pool, here.pool_parts);
+            // The parts need only lift the sum to the cutoff: each is read up to its share.
+            let need = sum.beta - sum.running;
+            let floors =
+                self.floors_together(&sets, depth - 1, (pool, here.pool_parts), Some(need));
             // Every floor read is kept before the sum may stop early below.
-            for ((_, key, _), &floor) in pending.iter().zip(&floors) {
+            for ((_, key, _), &(floor, _)) in pending.iter().zip(&floors) {
                 self.remember_floor(*key, floor);
             }
-            for ((index, _, _), floor) in pending.iter().zip(floors) {
-                let index = *index;
-                sum.raise(&mut bounds[index], floor)?;
+            let mut short = Vec::new();
+            for (at, ((index, _, _), (floor, aimed))) in pending.iter().zip(floors).enumerate() {
+                sum.raise(&mut bounds[*index], floor)?;
+                if aimed {
+                    short.push(at);
+                }
+            }
+            // The aims fell short together: the parts that reached theirs are read on, one at
+            // a time, up to the cutoff.
+            for at in short {
+                let (index, key, child_hard) = &pending[at];
+                let (part, bound) = (parts[*index].1.as_slice(), bounds[*index]);
+                let tighter = self.floor_with(
+                    part,
+                    (depth - 1, bound, sum.ceiling(bound)),
+                    child_hard,
+                    (pool, here.pool_parts, here.local),
+                );
+                self.remember_floor(*key, tighter);
+                sum.raise(&mut bounds[*index], tighter)?;
             }
         }
         for ((pattern, part), bound) in parts.iter().zip(bounds.iter_mut()).skip(together) {
