@@ -234,11 +234,19 @@ fn run(
                 continue;
             }
             if is_liar && rng.below(8) == 0 {
-                // A report of a job an honest worker holds, under the liar's own id.
+                // A report of a job an honest worker holds, under the liar's own id. Near
+                // the end a job may be leased to the liar as well (a duplicate lease); its
+                // report is then the liar's own, so such a job is not picked.
+                let liar_holds: Vec<JobId> = pending
+                    .get(&liar)
+                    .into_iter()
+                    .flatten()
+                    .map(|held| held.0)
+                    .collect();
                 let held = honest
                     .iter()
                     .flat_map(|w| pending.get(w).into_iter().flatten())
-                    .next()
+                    .find(|held| !liar_holds.contains(&held.0))
                     .cloned();
                 if let Some((id, answer, beta, _)) = held {
                     tally.messages += 1;
