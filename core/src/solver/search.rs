@@ -413,33 +413,42 @@ impl Solver<'_> {
                 sum.raise(&mut bounds[*index], tighter)?;
             }
         }
-        // The other parts one at a time, largest first, each read up to the cutoff; but
-        // first every bound known without a scan (the memo's, or a perfect candidate's), which
-        // may reach the cutoff before any part is read.
+        // The other parts one at a time, largest first, each read up to the cutoff; but first
+        // every bound the memo holds, which may reach the cutoff before any part is read.
         let mut pending = Vec::new();
         for (index, (pattern, part)) in parts.iter().enumerate().skip(together) {
             if part.len() <= 2 {
                 break;
             }
             let child_hard = self.child_hard(hard, word, *pattern);
-            match self.known_bound(part, depth - 1, &child_hard, pool) {
+            let depth = (depth - 1).min(part.len() as u32);
+            let known = if depth < 2 {
+                self.known_bound(part, depth, &child_hard, pool)
+            } else {
+                let key = self.key(part, depth, &child_hard);
+                self.memo.get(key).map(|entry| entry.value).ok_or(key)
+            };
+            match known {
                 Ok(tighter) => sum.raise(&mut bounds[index], tighter)?,
-                Err(key) => pending.push((index, key, child_hard)),
+                Err(key) => pending.push((index, depth, key, child_hard)),
             }
         }
-        for (index, key, child_hard) in pending {
+        for (index, depth, key, child_hard) in pending {
             let (part, bound) = (parts[index].1.as_slice(), bounds[index]);
-            let floor = self.floor_with(
-                part,
-                (
-                    (depth - 1).min(part.len() as u32),
-                    bound,
-                    sum.ceiling(bound),
-                ),
-                &child_hard,
-                (pool, here.pool_parts, here.local),
-            );
-            self.remember_floor(key, floor);
+            // A candidate that tells the others apart makes the part worth 2n − 1.
+            let floor = match self.perfect_candidate(part) {
+                Some(_) => 2 * part.len() as u32 - 1,
+                None => {
+                    let floor = self.floor_with(
+                        part,
+                        (depth, bound, sum.ceiling(bound)),
+                        &child_hard,
+                        (pool, here.pool_parts, here.local),
+                    );
+                    self.remember_floor(key, floor);
+                    floor
+                }
+            };
             sum.raise(&mut bounds[index], floor)?;
         }
         Ok(sum.running)
