@@ -199,28 +199,6 @@ impl Solver<'_> {
             .flatten()
     }
 
-    /// A lower bound for a part without searching below it: the memo's, or else the best
-    /// guess bound of one scan (which the memo then keeps), read only between `least`, the
-    /// bound the caller holds, and `ceiling`, the value at which the caller gives up on the
-    /// guess whatever the bound is beyond it.
-    fn quick_bound(
-        &self,
-        set: &[AnswerId],
-        (depth, least, ceiling): (u32, u32, u32),
-        hard: &HardState,
-        pool: (Option<&[GuessId]>, Option<&[u8]>, Option<&LocalPatterns>),
-    ) -> u32 {
-        match self.known_bound(set, depth, hard, pool.0) {
-            Ok(bound) => bound,
-            Err(key) => {
-                let depth = depth.min(set.len() as u32);
-                let floor = self.floor_with(set, (depth, least, ceiling), hard, pool);
-                self.remember_floor(key, floor);
-                floor
-            }
-        }
-    }
-
     /// A part's lower bound when no scan is needed: exact for one or two answers or under
     /// two guesses, 2n − 1 with a perfect candidate, or the memo's; otherwise the memo key
     /// a scan's floor is to be kept under.
@@ -435,18 +413,43 @@ impl Solver<'_> {
                 sum.raise(&mut bounds[*index], tighter)?;
             }
         }
-        for ((pattern, part), bound) in parts.iter().zip(bounds.iter_mut()).skip(together) {
+        // The other parts one at a time, largest first, each read up to the cutoff; but first
+        // every bound the memo holds, which may reach the cutoff before any part is read.
+        let mut pending = Vec::new();
+        for (index, (pattern, part)) in parts.iter().enumerate().skip(together) {
             if part.len() <= 2 {
                 break;
             }
             let child_hard = self.child_hard(hard, word, *pattern);
-            let tighter = self.quick_bound(
-                part,
-                (depth - 1, *bound, sum.ceiling(*bound)),
-                &child_hard,
-                (pool, here.pool_parts, here.local),
-            );
-            sum.raise(bound, tighter)?;
+            let depth = (depth - 1).min(part.len() as u32);
+            let known = if depth < 2 {
+                self.known_bound(part, depth, &child_hard, pool)
+            } else {
+                let key = self.key(part, depth, &child_hard);
+                self.memo.get(key).map(|entry| entry.value).ok_or(key)
+            };
+            match known {
+                Ok(tighter) => sum.raise(&mut bounds[index], tighter)?,
+                Err(key) => pending.push((index, depth, key, child_hard)),
+            }
+        }
+        for (index, depth, key, child_hard) in pending {
+            let (part, bound) = (parts[index].1.as_slice(), bounds[index]);
+            // A candidate that tells the others apart makes the part worth 2n − 1.
+            let floor = match self.perfect_candidate(part) {
+                Some(_) => 2 * part.len() as u32 - 1,
+                None => {
+                    let floor = self.floor_with(
+                        part,
+                        (depth, bound, sum.ceiling(bound)),
+                        &child_hard,
+                        (pool, here.pool_parts, here.local),
+                    );
+                    self.remember_floor(key, floor);
+                    floor
+                }
+            };
+            sum.raise(&mut bounds[index], floor)?;
         }
         Ok(sum.running)
     }
