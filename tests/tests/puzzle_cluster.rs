@@ -169,6 +169,18 @@ fn a_worker_lying_about_a_best_move_is_refused() {
             ClusterClient::with_interceptor(channel(&url, None, None).unwrap(), auth());
         let mut puzzles =
             PuzzlesClient::with_interceptor(channel(&url, None, None).unwrap(), auth());
+        // A name that would forge a line in the batch server's log is refused, as on
+        // the search coordinator (the batch server took any name before).
+        let forged = cluster
+            .register(RegisterRequest {
+                worker_name: "liar\n2026-01-01T00:00:00Z  INFO forged line".into(),
+                fingerprint: String::new(),
+                threads: 6,
+            })
+            .await
+            .map(|_| ())
+            .map_err(|status| status.code());
+        assert_eq!(forged, Err(tonic::Code::InvalidArgument));
         let reply = cluster
             .register(RegisterRequest {
                 worker_name: "liar".into(),

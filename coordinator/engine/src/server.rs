@@ -24,7 +24,7 @@ use tonic::{Request, Response, Status};
 
 use super::engine::{Engine, Leased, Told};
 use super::error::ClusterError;
-use hakase_serving::{token_name, PortLimits, ServingError, TlsFiles};
+use hakase_serving::{check_worker_name, token_name, PortLimits, ServingError, TlsFiles};
 
 pub use hakase_serving::{CheckToken, SharedTokens, TokenName};
 
@@ -174,17 +174,7 @@ impl Cluster for Services {
         if !request.fingerprint.is_empty() {
             self.check_game(&request.fingerprint)?;
         }
-        if request.worker_name.len() > 256 {
-            return Err(Status::invalid_argument(
-                "worker_name longer than 256 bytes",
-            ));
-        }
-        if request.worker_name.chars().any(char::is_control) {
-            // A newline or an escape would forge lines or colours in the coordinator's log.
-            return Err(Status::invalid_argument(
-                "worker_name holds a control character (a newline, an escape, ...)",
-            ));
-        }
+        check_worker_name(&request.worker_name)?;
         let slots = request.threads.clamp(1, 4096) as usize;
         // The record is synced before the reply: blocking work, off the async threads.
         let engine = self.engine.clone();

@@ -20,6 +20,7 @@ pub mod runtime;
 pub mod signal;
 pub mod tokens;
 pub mod transport;
+pub mod worker_name;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -37,6 +38,7 @@ pub use tokens::{require_token, token_name, CheckToken, SharedTokens, TokenName,
 pub use transport::{
     bind, check_transport, grpc_server, incoming, plain_grpc_server, GrpcServer, TlsFiles,
 };
+pub use worker_name::check_worker_name;
 
 /// What can stop a server before it serves.
 #[derive(Debug, Error)]

@@ -11,7 +11,7 @@ use hakase_proto::v1::{
     RegisterReply, RegisterRequest, WatchIncumbentRequest,
 };
 use hakase_proto::MAX_LEASE;
-use hakase_serving::token_name;
+use hakase_serving::{check_worker_name, token_name};
 use tonic::{Request, Response, Status};
 
 use super::ids::read_id;
@@ -95,6 +95,7 @@ impl Cluster for Service {
         if !request.fingerprint.is_empty() {
             self.check_game(&request.fingerprint)?;
         }
+        check_worker_name(&request.worker_name)?;
         let mut state = self.lock()?;
         if token
             .as_ref()
