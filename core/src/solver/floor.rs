@@ -173,17 +173,26 @@ impl Solver<'_> {
         let seeds = self.allowed_candidates(set, hard);
         // Every allowed candidate has then been counted: another guess cannot win, so its
         // bound is at least 2n + c and it can be dropped one repeat sooner.
+        // Only the pool's rows may come widest first (the candidates' pass once turned the
+        // stop off for the pool's pass too).
+        let widest = std::mem::take(&mut lean.widest_first);
         let passes = [
-            (table, seeds.as_slice(), None, 2 * set.len() as u32 - 1),
-            (pool_columns, &*allowed, parts, 2 * set.len() as u32),
+            (
+                table,
+                seeds.as_slice(),
+                None,
+                2 * set.len() as u32 - 1,
+                false,
+            ),
+            (pool_columns, &*allowed, parts, 2 * set.len() as u32, widest),
         ];
-        'passes: for (columns, guesses, parts, base) in passes {
+        'passes: for (columns, guesses, parts, base, widest) in passes {
+            lean.widest_first = widest;
             // A node's local rows are short: every set reads them a guess at a time.
             if let Columns::Local(..) = columns {
                 lean.rows(columns, guesses, parts, base);
                 continue;
             }
-            lean.widest_first = false;
             for (at, block) in (0..).step_by(BLOCK).zip(guesses.chunks(BLOCK)) {
                 let parts = parts.map(|p: &[u8]| &p[at..at + block.len()]);
                 if set.len() >= ROW_READ_MIN {
