@@ -547,6 +547,9 @@ impl<'s, C: Fn(GuessId) -> u32> Lean<'s, C> {
         self.may_lower_by(guesses[at], parts.map(|p| p[at]), limit)
     }
 
+    // Inlined into the row loops: it runs once a guess row, and the call cost 5 % of a
+    // ranking's CPU (8 openers 0.955x, hard 0.949x, 3 pairs each).
+    #[inline(always)]
     fn may_lower_by(&self, guess: GuessId, within: Option<u8>, limit: u32) -> bool {
         // A guess's parts over the parent are never more than over all answers.
         let cap = within.map_or_else(|| (self.cap)(guess), u32::from);
