@@ -20,6 +20,9 @@ const LOCAL_MAX_BYTES: usize = 24 << 20;
 /// Not a candidate of the node.
 const ABSENT: u32 = u32::MAX;
 
+/// The winning pattern.
+const WIN: u8 = crate::rules::pattern::Pattern::ALL_GREEN.0;
+
 /// The class of a classed (hard-mode) pool's first entry, if the pool is classed.
 fn class_of_any(pool: &[GuessId]) -> Option<usize> {
     pool.first().and_then(|&entry| class_of(entry))
@@ -39,6 +42,9 @@ pub(crate) struct LocalPatterns {
     /// When the pool came with its part counts: its guesses and their counts in row order,
     /// most parts first (see [`LocalPatterns::widest_first`]).
     widest_first: Option<(Vec<GuessId>, Vec<u8>)>,
+    /// By local index, the row of the candidate there played as a guess (the row that wins
+    /// on that candidate), or [`ABSENT`] when the pool has none.
+    candidate_rows: Vec<u32>,
 }
 
 impl LocalPatterns {
@@ -69,6 +75,7 @@ impl LocalPatterns {
         // A classed (hard-mode) pool holds every guess, its class numbering the split
         // shapes in order of first appearance: one row per class, at its number.
         let mut by_guess = Vec::with_capacity(width * height);
+        let mut candidate_rows = vec![ABSENT; width];
         let mut rows = 0;
         for &entry in read_order {
             match class_of(entry) {
@@ -77,7 +84,12 @@ impl LocalPatterns {
                 _ => {}
             }
             let row = table.row(guess_of(entry));
+            let start = by_guess.len();
             by_guess.extend(set.iter().map(|&a| row[a as usize]));
+            // Only the guess that is a candidate shows it the win: then the row is its own.
+            if let Some(index) = by_guess[start..].iter().position(|&p| p == WIN) {
+                candidate_rows[index] = rows as u32;
+            }
             rows += 1;
         }
         let mut index_of = vec![ABSENT; set.last().map_or(0, |&last| last as usize + 1)];
@@ -90,6 +102,7 @@ impl LocalPatterns {
             by_guess,
             index_of,
             widest_first,
+            candidate_rows,
         })
     }
 
@@ -113,6 +126,13 @@ impl LocalPatterns {
                     .filter(|&i| i != ABSENT)
             })
             .collect()
+    }
+
+    /// The row of the candidate at local index `index` played as a guess, when the pool
+    /// holds it: its patterns over the node, read as the table's row of that guess.
+    pub(crate) fn candidate_row(&self, index: u32) -> Option<u32> {
+        let row = *self.candidate_rows.get(index as usize)?;
+        (row != ABSENT).then_some(row)
     }
 
     /// The row numbers in order: the rows of a normal-mode pool's guesses, in pool order, or
@@ -153,6 +173,23 @@ mod tests {
                 assert_eq!(local.row(position)[index as usize], expected);
             }
         }
+        // A candidate's row is its own guess's, found where the pool holds that guess.
+        let mut found = 0;
+        for (index, &a) in (0..).zip(&set) {
+            let guess = game.answer_as_guess(a);
+            let position = pool.iter().position(|&g| g == guess);
+            assert_eq!(local.candidate_row(index), position.map(|p| p as u32));
+            if let Some(position) = position {
+                found += 1;
+                for (&b, &p) in set.iter().zip(local.row(position)) {
+                    assert_eq!(p, table.row(guess)[b as usize]);
+                }
+            }
+        }
+        assert!(
+            found > 0 && found < set.len(),
+            "some candidates in the pool, not all"
+        );
         let subset: Vec<AnswerId> = set.iter().copied().step_by(4).collect();
         let indices = local.localize(&subset).expect("a subset");
         for (&a, &index) in subset.iter().zip(&indices) {
