@@ -55,6 +55,11 @@ impl Drop for ServeProc {
 
 /// Solves the salet tree and serves it; with `open_files`, under that open-files limit.
 fn serve_salet(label: &str, open_files: Option<usize>) -> Served {
+    serve_salet_with(label, open_files, &[])
+}
+
+/// [`serve_salet`] with more arguments for `hakase serve`.
+fn serve_salet_with(label: &str, open_files: Option<usize>, extra: &[&str]) -> Served {
     let dir = Scratch::new(label);
     let tree = dir.join("salet.json");
     let s = |p: &Path| p.to_string_lossy().to_string();
@@ -77,10 +82,11 @@ fn serve_salet(label: &str, open_files: Option<usize>) -> Served {
         "{}",
         solve.errors()
     );
-    let args = [
+    let tree = s(&tree);
+    let mut args = vec![
         "serve",
         "--tree",
-        &s(&tree),
+        &tree,
         "--listen",
         "127.0.0.1:0",
         "--http",
@@ -88,6 +94,7 @@ fn serve_salet(label: &str, open_files: Option<usize>) -> Served {
         "--rescan-secs",
         "0",
     ];
+    args.extend_from_slice(extra);
     let (serve, out) = match open_files {
         None => {
             let proc = Proc::start(&dir, "serve", &args);
@@ -179,29 +186,45 @@ fn http(addr: SocketAddr, method: &str, path: &str, body: &str) -> (u16, String)
     (status, body)
 }
 
-/// A review that takes several CPU-seconds to judge (qajaq and xylyl leave the tree at once).
+/// A review that needs about a second of solving here (xylyl leaves the tree at once and
+/// leaves 289 answers; fuzzy is judged against their optimum).
 const COSTLY_REVIEW: &str = r#"{"words":["xylyl","fuzzy"],"answer":"mummy"}"#;
+
+/// First guesses that leave the tree and 360 to 400 answers when the answer is mummy: a
+/// review of each followed by fuzzy solves a different set (0.1 to 1 s each here, 36 CPU-s
+/// for all fifty), so no review is answered from another's memo.
+const OFF_TREE_FIRSTS: [&str; 50] = [
+    "aarti", "ahint", "areca", "baits", "basti", "bhels", "booai", "cadge", "carbs", "chape",
+    "clied", "coned", "craps", "dated", "diols", "dovie", "eldin", "expat", "glias", "grist",
+    "heids", "horde", "inkle", "karns", "labis", "lined", "longa", "niner", "octad", "paced",
+    "paver", "plesh", "rabic", "reens", "riata", "roral", "savor", "sewin", "shred", "slive",
+    "soree", "spial", "strak", "talcs", "tenno", "tiara", "toped", "trees", "trove", "vleis",
+];
 
 /// Case 1: ten clients post a costly review and hang up 0.3 s later, five times each. Each
 /// abandoned solve must stop: afterwards the server runs no more threads than its solve
 /// places allow and spends (almost) no CPU. Before the fix every abandoned review ran to its
-/// end (8 CPU-s each here), on a thread of its own.
+/// end on a thread of its own (8 CPU-s each when one review was that costly; the solver has
+/// since become fast enough that one review is answered from the memo after its first
+/// solve, so each of the fifty reviews here solves a set of its own).
 #[test]
 fn reviews_whose_clients_hang_up_stop_their_solves() {
     let served = serve_salet("hangup", None);
     let pid = served.pid();
     let before = threads(pid);
     let clients: Vec<_> = (0..10)
-        .map(|_| {
+        .map(|client| {
             let addr = served.http;
             std::thread::spawn(move || {
-                for _ in 0..5 {
+                for round in 0..5 {
+                    let first = OFF_TREE_FIRSTS[client * 5 + round];
+                    let review = format!(r#"{{"words":["{first}","fuzzy"],"answer":"mummy"}}"#);
                     let mut stream = TcpStream::connect(addr).expect("connecting");
                     let request = format!(
                         "POST /api/v1/review HTTP/1.1\r\nhost: hakase\r\n\
                          content-type: application/json\r\ncontent-length: {}\r\n\r\n{}",
-                        COSTLY_REVIEW.len(),
-                        COSTLY_REVIEW
+                        review.len(),
+                        review
                     );
                     stream.write_all(request.as_bytes()).expect("sending");
                     std::thread::sleep(Duration::from_millis(300));
@@ -233,10 +256,13 @@ fn reviews_whose_clients_hang_up_stop_their_solves() {
 }
 
 /// Case 1: a review that needs more than a request's budget of solving is refused as too
-/// costly (503, `resource_exhausted`), not solved for however long it takes.
+/// costly (503, `resource_exhausted`), not solved for however long it takes. The budget is
+/// 0.3 s here (the costly review needs about 1.05 s, the cheap one 0.08 s): since the solver
+/// grew faster, none of the reviews of the salet tree tried for this test needs the default
+/// 1.5 s (the slowest took 1.1 s).
 #[test]
 fn a_review_past_its_budget_is_too_costly_to_solve_here() {
-    let served = serve_salet("budget", None);
+    let served = serve_salet_with("budget", None, &["--solve-secs", "0.3"]);
     let (status, body) = http(served.http, "POST", "/api/v1/review", COSTLY_REVIEW);
     assert_eq!(status, 503, "{body}");
     let error: serde_json::Value = serde_json::from_str(&body).expect("JSON");
