@@ -20,6 +20,7 @@ use super::{Mode, Solver, INFEASIBLE};
 use crate::rules::game::{AnswerId, GuessId};
 use crate::rules::pattern::{Pattern, PATTERNS};
 use crate::rules::table::FeedbackTable;
+use crate::rules::word::Word;
 use crate::rules::word::BOARD;
 
 /// Guesses followed at once: their pattern sets stay in L1 and their column bytes are near.
@@ -326,7 +327,7 @@ impl Solver<'_> {
         let (mut near, mut rows, mut far) = (Vec::new(), Vec::new(), Vec::new());
         for (&a, &index) in set.iter().zip(local_set) {
             let guess = self.game.answer_as_guess(a);
-            if self.config.mode == Mode::Hard && !hard.allows(&words[guess as usize]) {
+            if !self.allowed_here(guess, hard, words) {
                 continue;
             }
             match local.candidate_row(index) {
@@ -345,8 +346,14 @@ impl Solver<'_> {
         let words = self.game.guesses();
         set.iter()
             .map(|&a| self.game.answer_as_guess(a))
-            .filter(|&g| self.config.mode != Mode::Hard || hard.allows(&words[g as usize]))
+            .filter(|&g| self.allowed_here(g, hard, words))
             .collect()
+    }
+
+    /// True when `guess` may be played here: always in normal mode, in hard mode when the
+    /// clues so far allow it.
+    fn allowed_here(&self, guess: GuessId, hard: &HardState, words: &[Word]) -> bool {
+        self.config.mode != Mode::Hard || hard.allows(&words[guess as usize])
     }
 
     /// True when a node's local patterns of `inherited` can stand in for the table: in
