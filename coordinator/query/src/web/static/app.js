@@ -89,6 +89,7 @@ const TEXT = {
     rankingCannotWin: "この初手では全ての答えを当てきれません",
     rankingFound: (w, total, mean, place) => `${w}: 合計 ${total}${mean ? `（平均 ${mean}）` : ""} · ${place}`,
     rankingCaption: (n, from, to, width) => `確定した ${n} 個の初手の合計手数の分布（${from}〜${to}、幅 ${width} ごと）。緑: 最善、青: 調べた初手。`,
+    rankingCaptionCannotWin: (n) => `ほかの ${n} 個の初手では全ての答えを当てきれません。`,
     rankingNone: "この解には初手の順位がありません。",
     rankingClaims: { rank_all: "全初手の厳密な値", listed: "指定した初手の厳密な値", best: "最善の初手のみ厳密、ほかは打ち切った下界（≥）" },
     rankingProgress: (k, n) => `（途中: ${k}${n ? ` / ${n}` : ""} 確定）`,
@@ -209,6 +210,7 @@ const TEXT = {
     rankingCannotWin: "cannot find every answer within the tries",
     rankingFound: (w, total, mean, place) => `${w}: total ${total}${mean ? ` (mean ${mean})` : ""} · ${place}`,
     rankingCaption: (n, from, to, width) => `How the totals of the ${plural(n, "settled first guess", "settled first guesses")} spread, in bins of ${width} (${from} to ${to}). Green: the best; blue: the guess looked up.`,
+    rankingCaptionCannotWin: (n) => `${plural(n, "other cannot", "others cannot")} find every answer within the tries.`,
     rankingNone: "This solution holds no ranking of first guesses.",
     rankingClaims: { rank_all: "exact values of every first guess", listed: "exact values of the first guesses listed", best: "the best first guess exact, the others lower bounds (≥) where they were cut off" },
     rankingProgress: (k, n) => `(in progress: ${k}${n ? ` of ${n}` : ""} settled)`,
@@ -1137,8 +1139,11 @@ function renderHistogram(view, found) {
   add("text", { x: width - 6, y: height - 6, "text-anchor": "end" }, `${last} (${(last / answers).toFixed(3)})`);
   add("text", { x: left - 4, y: top + 10, "text-anchor": "end" }, String(most));
   add("text", { x: left - 4, y: top + plotH, "text-anchor": "end" }, "0");
-  const settled = hist.counts.reduce((a, b) => a + b, 0);
-  $("ranking-caption").textContent = t("rankingCaption", settled, hist.from, last, hist.width);
+  const spread = hist.counts.reduce((a, b) => a + b, 0);
+  // Settled guesses with no total cannot win: the caption counts them, the bins cannot.
+  const cannotWin = Math.max(0, (view.settled || 0) - spread);
+  $("ranking-caption").textContent = t("rankingCaption", spread, hist.from, last, hist.width)
+    + (cannotWin ? ` ${t("rankingCaptionCannotWin", cannotWin)}` : "");
 }
 
 function setupRanking() {
