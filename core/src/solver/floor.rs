@@ -20,7 +20,6 @@ use super::{Mode, Solver, INFEASIBLE};
 use crate::rules::game::{AnswerId, GuessId};
 use crate::rules::pattern::{Pattern, PATTERNS};
 use crate::rules::table::FeedbackTable;
-use crate::rules::word::Word;
 use crate::rules::word::BOARD;
 
 /// Guesses followed at once: their pattern sets stay in L1 and their column bytes are near.
@@ -323,11 +322,10 @@ impl Solver<'_> {
         let Some((local, local_set)) = local else {
             return (Vec::new(), Vec::new(), self.allowed_candidates(set, hard));
         };
-        let words = self.game.guesses();
         let (mut near, mut rows, mut far) = (Vec::new(), Vec::new(), Vec::new());
         for (&a, &index) in set.iter().zip(local_set) {
             let guess = self.game.answer_as_guess(a);
-            if !self.allowed_here(guess, hard, words) {
+            if !self.allowed_here(guess, hard) {
                 continue;
             }
             match local.candidate_row(index) {
@@ -343,17 +341,16 @@ impl Solver<'_> {
 
     /// The candidates of `set` that may be guessed there: every lean scan reads them first.
     fn allowed_candidates(&self, set: &[AnswerId], hard: &HardState) -> Vec<GuessId> {
-        let words = self.game.guesses();
         set.iter()
             .map(|&a| self.game.answer_as_guess(a))
-            .filter(|&g| self.allowed_here(g, hard, words))
+            .filter(|&g| self.allowed_here(g, hard))
             .collect()
     }
 
     /// True when `guess` may be played here: always in normal mode, in hard mode when the
     /// clues so far allow it.
-    fn allowed_here(&self, guess: GuessId, hard: &HardState, words: &[Word]) -> bool {
-        self.config.mode != Mode::Hard || hard.allows(&words[guess as usize])
+    fn allowed_here(&self, guess: GuessId, hard: &HardState) -> bool {
+        self.config.mode != Mode::Hard || hard.allows(&self.game.guesses()[guess as usize])
     }
 
     /// True when a node's local patterns of `inherited` can stand in for the table: in
